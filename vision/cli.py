@@ -1,0 +1,49 @@
+"""The `mjlens` command: one subcommand per module, loaded only when chosen.
+
+Each subcommand module defines `HELP` (one line), `add_arguments(parser)` and
+`run(args) -> int` (the exit code). Loading lazily keeps `mjlens score` free of
+numpy/cv2/torch start-up cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# name -> module implementing it; add a line here to add a subcommand.
+SUBCOMMANDS: dict[str, str] = {
+    "score": "scoring.cli",
+}
+
+
+def _load(name: str):
+    return importlib.import_module(SUBCOMMANDS[name])
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    parser = argparse.ArgumentParser(
+        prog="mjlens",
+        description="Read mahjong tiles from photos and footage, and score winning hands.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # Only the chosen subcommand's module is imported; the others are listed by name.
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for name in SUBCOMMANDS:
+        if name == chosen:
+            module = _load(name)
+            sp = sub.add_parser(name, help=module.HELP, description=module.HELP)
+            module.add_arguments(sp)
+            sp.set_defaults(_run=module.run)
+        else:
+            sub.add_parser(name, help=f"see `mjlens {name} --help`")
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    return int(args._run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,51 @@
+"""Typed detector output shared by the detector, grouping, annotation and pipelines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Detector class names, in class-index order: the 42 tile codes, face-down tiles,
+# then meld-grouping boxes. These are also the YOLO dataset `names`.
+TILE_CODES: tuple[str, ...] = (
+    *(f"{n}m" for n in range(1, 10)),
+    *(f"{n}p" for n in range(1, 10)),
+    *(f"{n}s" for n in range(1, 10)),
+    *(f"{n}z" for n in range(1, 8)),
+    *(f"{n}f" for n in range(1, 9)),
+)
+BACK = "back"
+MELD_EXPOSED = "meld"  # box around one exposed chow/pung/kong
+KONG_CONCEALED = "kong_concealed"  # box around a concealed kong
+CLASS_NAMES: tuple[str, ...] = (*TILE_CODES, BACK, MELD_EXPOSED, KONG_CONCEALED)
+GROUP_CLASSES = frozenset({MELD_EXPOSED, KONG_CONCEALED})
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One box found in an image, in pixel coordinates of the original image.
+
+    `alternatives` holds the top classes (best first, the chosen one included) with
+    their probabilities, which the hand reader uses to fix doubtful tiles.
+    """
+
+    box: tuple[float, float, float, float]  # x1, y1, x2, y2
+    code: str
+    confidence: float
+    alternatives: tuple[tuple[str, float], ...] = field(default=())
+
+    @property
+    def is_tile(self) -> bool:
+        return self.code not in GROUP_CLASSES
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2, (y1 + y2) / 2)
+
+    @property
+    def width(self) -> float:
+        return self.box[2] - self.box[0]
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
