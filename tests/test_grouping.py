@@ -1,0 +1,192 @@
+"""Grouping from synthetic boxes: rows, gaps, sideways tiles, kongs, flowers, views."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.synthetic_boxes import RowSpec, codes_of, group_box, row_detections
+from vision.detections import Detection
+from vision.grouping import group_tiles
+from vision.photo_errors import PhotoError
+
+CONCEALED_11 = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z"]
+
+
+def _meld_codes(layout):
+    return [(codes_of(layout.tiles, m.tiles), m.concealed) for m in layout.melds]
+
+
+def test_flat_hand_with_winning_tile_set_apart_and_pung_in_front():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z"], gaps_after={10: 20}))
+    pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=(150, 380), sideways={2}))
+    layout = group_tiles(concealed + pung)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
+    assert layout.tiles[layout.winning].code == "5z"
+    assert _meld_codes(layout) == [(["7z", "7z", "7z"], False)]
+    claimed = layout.melds[0].claimed
+    assert claimed is not None and layout.tiles[claimed].width > layout.tiles[claimed].height
+    assert not layout.reversed_view and not layout.unassigned and not layout.warnings
+
+
+def test_melds_beside_the_concealed_row_are_split_by_gaps():
+    codes = CONCEALED_11[:8] + ["9s"] + ["2p", "3p", "4p"] + ["6z", "6z", "6z"]
+    # concealed 8 | winning | chow (sideways first) | pung (sideways middle)
+    row = row_detections(
+        RowSpec(codes, gaps_after={7: 15, 8: 25, 11: 25}, sideways={9, 13})
+    )
+    layout = group_tiles(row)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:8]
+    assert layout.tiles[layout.winning].code == "9s"
+    assert _meld_codes(layout) == [(["2p", "3p", "4p"], False), (["6z", "6z", "6z"], False)]
+
+
+def test_grouping_boxes_split_touching_melds():
+    concealed = row_detections(RowSpec(CONCEALED_11[:5] + ["5p"], gaps_after={4: 20}))
+    # Two melds laid edge to edge: only the detector's boxes tell them apart.
+    melds = row_detections(RowSpec(["1s", "2s", "3s", "4m", "4m", "4m"], origin=(120, 380)))
+    kong = row_detections(RowSpec(["back", "8p", "8p", "back"], origin=(420, 380)))
+    boxes = [
+        group_box(melds[:3], "meld"),
+        group_box(melds[3:], "meld"),
+        group_box(kong, "kong_concealed"),
+    ]
+    layout = group_tiles(concealed + melds + kong + boxes)
+    assert sorted(_meld_codes(layout)) == sorted(
+        [
+            (["1s", "2s", "3s"], False),
+            (["4m", "4m", "4m"], False),
+            (["back", "8p", "8p", "back"], True),
+        ]
+    )
+    assert all(m.from_box for m in layout.melds)
+    assert layout.tiles[layout.winning].code == "5p"
+
+
+def test_kongs_without_boxes_two_down_four_down_and_exposed():
+    concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["7s"], gaps_after={3: 20}))
+    melds = row_detections(
+        RowSpec(
+            ["back", "3z", "3z", "back", "back", "back", "back", "back", "9m", "9m", "9m", "9m"],
+            origin=(100, 380),
+            gaps_after={3: 20, 7: 20},
+            sideways={11},
+        )
+    )
+    layout = group_tiles(concealed + melds)
+    assert _meld_codes(layout) == [
+        (["back", "3z", "3z", "back"], True),
+        (["back"] * 4, True),
+        (["9m"] * 4, False),
+    ]
+
+
+def test_flowers_anywhere_become_flowers():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z", "5z", "5z"], gaps_after={12: 20}))
+    flowers = [
+        Detection((10, 10, 50, 66), "1f", 0.9, (("1f", 0.9),)),
+        Detection((900, 600, 940, 656), "6f", 0.9, (("6f", 0.9),)),
+        Detection((200, 380, 240, 436), "3f", 0.9, (("3f", 0.9),)),
+    ]
+    layout = group_tiles(concealed + flowers)
+    assert sorted(codes_of(layout.tiles, layout.flowers)) == ["1f", "3f", "6f"]
+    assert not layout.unassigned
+    assert len(layout.concealed) == 13
+
+
+def test_photo_from_across_the_table_reverses_the_order():
+    # Seen upside down: the winning tile is set apart at the image's left end, the melds left.
+    player_order = CONCEALED_11[:8]
+    row = row_detections(
+        RowSpec(
+            ["6z", "6z", "6z"] + ["2s"] + player_order[::-1],
+            sideways={1},
+            gaps_after={2: 25, 3: 18},
+        )
+    )
+    layout = group_tiles(row)
+    assert layout.reversed_view
+    assert layout.tiles[layout.winning].code == "2s"
+    assert codes_of(layout.tiles, layout.concealed) == player_order
+    assert _meld_codes(layout) == [(["6z", "6z", "6z"], False)]
+
+
+@pytest.mark.parametrize(
+    "geometry",
+    [
+        {"angle_deg": 12.0},
+        {"angle_deg": -15.0, "shrink": 0.35},
+        {"bend": 14.0},
+        {"shrink": 0.4, "bend": -10.0, "angle_deg": 6.0},
+    ],
+)
+def test_perspective_tilt_and_arcs_keep_row_order(geometry):
+    codes = CONCEALED_11 + ["5z", "5z", "4z"]
+    row = row_detections(RowSpec(codes, gaps_after={12: 18}, **geometry))
+    layout = group_tiles(row)
+    assert codes_of(layout.tiles, layout.concealed) == codes[:13]
+    assert layout.tiles[layout.winning].code == "4z"
+    assert not layout.melds and not layout.unassigned
+
+
+def test_standing_row_with_flat_melds_in_front():
+    # Standing tiles are seen face-on (tall boxes); flat melds in front are foreshortened.
+    standing = row_detections(
+        RowSpec(CONCEALED_11[:7] + ["3m"], tile_w=44, tile_h=62, gaps_after={6: 16})
+    )
+    melds = row_detections(
+        RowSpec(
+            ["1p", "1p", "1p", "5s", "6s", "7s"],
+            origin=(110, 400),
+            tile_w=48,
+            tile_h=40,
+            sideways={0, 3},
+            gaps_after={2: 30},
+        )
+    )
+    layout = group_tiles(standing + melds)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:7]
+    assert layout.tiles[layout.winning].code == "3m"
+    assert _meld_codes(layout) == [(["1p", "1p", "1p"], False), (["5s", "6s", "7s"], False)]
+
+
+def test_several_players_tiles_are_an_error_not_a_hand():
+    tiles = []
+    for k, y in enumerate((50, 400, 750)):
+        tiles += row_detections(RowSpec(CONCEALED_11 + ["1z", "1z", "1z"], origin=(100, y)))
+    with pytest.raises(PhotoError) as err:
+        group_tiles(tiles)
+    assert err.value.code == "several_hands" and err.value.exit_code == 4
+
+
+def test_stray_tiles_are_reported_not_dropped():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z", "5z", "5z"], gaps_after={12: 20}))
+    stray = row_detections(RowSpec(["9p", "9p"], origin=(100, 900)))
+    near_pair = row_detections(RowSpec(["2z", "2z"], origin=(120, 380)))
+    layout = group_tiles(concealed + stray + near_pair)
+    assert sorted(codes_of(layout.tiles, layout.unassigned)) == ["2z", "2z", "9p", "9p"]
+    assert any("away from the hand" in w for w in layout.warnings)
+    assert any("fit no meld" in w for w in layout.warnings)
+
+
+def test_every_tile_is_placed_exactly_once():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z"], gaps_after={10: 20}))
+    pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=(150, 380), sideways={2}))
+    flower = [Detection((700, 50, 740, 106), "2f", 0.9)]
+    layout = group_tiles(concealed + pung + flower)
+    placed = list(layout.concealed) + list(layout.flowers) + list(layout.unassigned)
+    placed += [layout.winning] + [i for m in layout.melds for i in m.tiles]
+    assert sorted(placed) == list(range(len(layout.tiles)))
+
+
+@pytest.mark.parametrize(
+    "detections, code",
+    [
+        ([], "no_tiles"),
+        ([Detection((0, 0, 10, 10), "meld", 0.9)], "no_tiles"),
+        ([Detection((0, 0, 40, 56), "1f", 0.9)], "no_hand_tiles"),
+    ],
+)
+def test_no_tiles_is_a_clear_error(detections, code):
+    with pytest.raises(PhotoError) as err:
+        group_tiles(detections)
+    assert err.value.code == code and err.value.exit_code == 3
