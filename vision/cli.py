@@ -14,6 +14,8 @@ import sys
 # name -> module implementing it; add a line here to add a subcommand.
 SUBCOMMANDS: dict[str, str] = {
     "score": "scoring.cli",
+    "detect": "vision.detect_cli",
+    "train": "vision.train_cli",
 }
 
 

@@ -1,0 +1,345 @@
+"""The tile detector at run time: the one place that loads the model.
+
+ONNX Runtime on CPU runs the exported YOLO model; pre-processing (EXIF orientation,
+colour modes, letterbox) and post-processing (box decoding, NMS, top-3 alternatives) are
+plain numpy so they can be tested without a model. numpy, Pillow, OpenCV and onnxruntime
+are imported inside functions so importing this module costs nothing.
+
+Tiles use class-agnostic NMS (one tile is one box, whatever its code); the meld-grouping
+classes are decoded as a separate family, because a meld box legitimately overlaps the
+tiles inside it.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tiles.onnx"
+# Above any phone camera's 12-108 MP; a 20000x20000 image (400 MP) is refused before its
+# pixels are decoded. Pillow itself refuses images over ~179 MP at open (reported the same).
+MAX_PIXELS = 150_000_000
+MIN_SIDE = 8  # below this there is no tile to see
+TOP_K = 3
+PAD_VALUE = 114  # the grey ultralytics pads with during training
+
+ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
+
+
+class DetectorError(Exception):
+    """A failure the caller can report: `code` is machine-readable, str() is for people."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class Letterbox:
+    """How an image of `width` x `height` was scaled and padded into the model input."""
+
+    width: int
+    height: int
+    scale_x: float
+    scale_y: float
+    pad_x: int
+    pad_y: int
+
+    @classmethod
+    def fit(cls, width: int, height: int, size: int) -> "Letterbox":
+        scale = min(size / width, size / height)
+        new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
+        return cls(width, height, new_w / width, new_h / height, (size - new_w) // 2, (size - new_h) // 2)
+
+    @property
+    def resized(self) -> tuple[int, int]:
+        return round(self.width * self.scale_x), round(self.height * self.scale_y)
+
+    def to_image(self, boxes: "np.ndarray") -> "np.ndarray":
+        """Model-input xyxy boxes -> original-image xyxy boxes, clipped to the image."""
+        import numpy as np
+
+        out = np.empty_like(boxes, dtype=np.float64)
+        out[:, [0, 2]] = ((boxes[:, [0, 2]] - self.pad_x) / self.scale_x).clip(0, self.width)
+        out[:, [1, 3]] = ((boxes[:, [1, 3]] - self.pad_y) / self.scale_y).clip(0, self.height)
+        return out
+
+
+def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.ndarray", tuple[int, int]]:
+    """Decode any supported input to an RGB uint8 array, upright per its EXIF orientation.
+
+    Returns (pixels, (width, height) of the upright original). With `draft_size`, JPEGs
+    much larger than that are decoded at a reduced scale (far faster); the returned size
+    is still the original's, so boxes can be mapped back to it.
+    """
+    import numpy as np
+    from PIL import Image, ImageOps
+
+    if isinstance(source, np.ndarray):
+        return _array_to_rgb(source), (source.shape[1], source.shape[0])
+    if isinstance(source, Image.Image):
+        img = source
+    else:
+        img = _open(source)
+    width, height = img.size
+    _check_size(width, height)
+    orientation = img.getexif().get(0x0112, 1) if hasattr(img, "getexif") else 1
+    if orientation in (5, 6, 7, 8):  # these EXIF orientations swap width and height
+        width, height = height, width
+    try:
+        if draft_size and img.format == "JPEG":
+            img.draft("RGB", (draft_size, draft_size))
+        img.load()
+        img = ImageOps.exif_transpose(img)
+        pixels = _to_rgb(img)
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise DetectorError("unreadable-image", f"cannot decode the image: {exc}") from exc
+    return pixels, (width, height)
+
+
+def _open(source: str | Path | bytes) -> "Image.Image":
+    from PIL import Image, UnidentifiedImageError
+
+    if isinstance(source, bytes):
+        if not source:
+            raise DetectorError("empty-file", "the image data is empty (0 bytes)")
+        stream, name = io.BytesIO(source), "<bytes>"
+    else:
+        path = Path(source)
+        if not path.is_file():
+            raise DetectorError("file-missing", f"{path}: no such file")
+        if path.stat().st_size == 0:
+            raise DetectorError("empty-file", f"{path}: the file is empty (0 bytes)")
+        stream, name = path, str(path)
+    try:
+        return Image.open(stream)
+    except Image.DecompressionBombError as exc:
+        raise DetectorError("image-too-large", f"{name}: {exc}") from exc
+    except UnidentifiedImageError as exc:
+        raise DetectorError("not-an-image", f"{name}: not an image file Pillow can read") from exc
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise DetectorError("unreadable-image", f"{name}: {exc}") from exc
+
+
+def _check_size(width: int, height: int) -> None:
+    if min(width, height) < MIN_SIDE:
+        raise DetectorError("image-too-small", f"the image is {width}x{height}; each side must be ≥ {MIN_SIDE} px")
+    if width * height > MAX_PIXELS:
+        raise DetectorError(
+            "image-too-large",
+            f"the image is {width}x{height} ({width * height / 1e6:.0f} MP); the limit is {MAX_PIXELS / 1e6:.0f} MP",
+        )
+
+
+def _to_rgb(img: "Image.Image") -> "np.ndarray":
+    """RGB uint8 from any Pillow mode: 16-bit and float greys are rescaled, alpha goes on white."""
+    import numpy as np
+    from PIL import Image
+
+    if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+        grey = np.asarray(img, dtype=np.float64)
+        top = 65535.0 if img.mode.startswith("I;16") or grey.max() > 255 else 255.0
+        grey = (grey.clip(0, top) * (255.0 / top)).round().astype(np.uint8)
+        return np.repeat(grey[:, :, None], 3, axis=2)
+    if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
+        rgba = img.convert("RGBA")
+        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        img = Image.alpha_composite(background, rgba)
+    return np.asarray(img.convert("RGB"))
+
+
+def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
+    """Accept HxW, HxWx1, HxWx3 (RGB) or HxWx4 (RGBA) arrays of uint8/uint16/float."""
+    import numpy as np
+
+    if array.ndim == 2:
+        array = array[:, :, None]
+    if array.ndim != 3 or array.shape[2] not in (1, 3, 4):
+        raise DetectorError("not-an-image", f"array of shape {array.shape} is not an image")
+    _check_size(array.shape[1], array.shape[0])
+    if array.dtype == np.uint16:
+        array = (array / 257.0).round().astype(np.uint8)
+    elif array.dtype != np.uint8:
+        top = 1.0 if float(np.nanmax(array)) <= 1.0 else 255.0
+        array = (np.nan_to_num(array).clip(0, top) * (255.0 / top)).round().astype(np.uint8)
+    if array.shape[2] == 4:
+        alpha = array[:, :, 3:4].astype(np.float32) / 255.0
+        array = (array[:, :, :3] * alpha + 255.0 * (1 - alpha)).round().astype(np.uint8)
+    if array.shape[2] == 1:
+        array = np.repeat(array, 3, axis=2)
+    return np.ascontiguousarray(array)
+
+
+def letterbox(rgb: "np.ndarray", size: int) -> tuple["np.ndarray", Letterbox]:
+    """Resize keeping aspect ratio and pad to size x size; returns a 1x3xSxS float32 tensor."""
+    import cv2
+    import numpy as np
+
+    fit = Letterbox.fit(rgb.shape[1], rgb.shape[0], size)
+    interpolation = cv2.INTER_AREA if fit.scale_x < 1 else cv2.INTER_LINEAR
+    resized = cv2.resize(rgb, fit.resized, interpolation=interpolation)
+    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    canvas[fit.pad_y : fit.pad_y + resized.shape[0], fit.pad_x : fit.pad_x + resized.shape[1]] = resized
+    tensor = canvas.transpose(2, 0, 1)[None].astype(np.float32) * (1 / 255.0)
+    return tensor, fit
+
+
+def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float) -> "np.ndarray":
+    """Greedy non-maximum suppression; indices of kept boxes, best score first."""
+    import numpy as np
+
+    order = np.argsort(-scores, kind="stable")
+    areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
+    keep = []
+    while order.size:
+        best, rest = order[0], order[1:]
+        keep.append(best)
+        inter_w = (np.minimum(boxes[best, 2], boxes[rest, 2]) - np.maximum(boxes[best, 0], boxes[rest, 0])).clip(0)
+        inter_h = (np.minimum(boxes[best, 3], boxes[rest, 3]) - np.maximum(boxes[best, 1], boxes[rest, 1])).clip(0)
+        inter = inter_w * inter_h
+        iou = inter / np.maximum(areas[best] + areas[rest] - inter, 1e-9)
+        order = rest[iou <= iou_threshold]
+    return np.asarray(keep, dtype=np.int64)
+
+
+def decode(
+    raw: "np.ndarray",
+    fit: Letterbox,
+    class_names: tuple[str, ...] = CLASS_NAMES,
+    conf_threshold: float = 0.25,
+    iou_threshold: float = 0.5,
+    max_detections: int = 500,
+) -> list[Detection]:
+    """Raw YOLO output (4 + classes, anchors) -> detections in original-image pixels.
+
+    Class scores are independent sigmoid probabilities (ultralytics' head), so the
+    alternatives are each class's own probability, not a distribution summing to 1.
+    """
+    import numpy as np
+
+    if raw.ndim != 2 or raw.shape[0] != 4 + len(class_names):
+        raise DetectorError("model-output", f"unexpected model output shape {raw.shape}")
+    xywh, scores = raw[:4].T, raw[4:].T
+    xyxy = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], axis=1)
+    group_columns = np.array([name in GROUP_CLASSES for name in class_names])
+    detections: list[Detection] = []
+    for columns, agnostic in ((~group_columns, True), (group_columns, False)):
+        if not columns.any():
+            continue
+        detections += _decode_family(
+            xyxy, scores[:, columns], [n for n, c in zip(class_names, columns) if c],
+            fit, conf_threshold, iou_threshold, agnostic,
+        )
+    detections.sort(key=lambda d: -d.confidence)
+    return detections[:max_detections]
+
+
+def _decode_family(xyxy, scores, names, fit, conf_threshold, iou_threshold, agnostic) -> list[Detection]:
+    import numpy as np
+
+    best = scores.max(axis=1)
+    candidates = np.flatnonzero(best > conf_threshold)
+    if not candidates.size:
+        return []
+    boxes, family_scores = xyxy[candidates], scores[candidates]
+    labels = family_scores.argmax(axis=1)
+    confidences = best[candidates]
+    if agnostic:
+        keep = nms(boxes, confidences, iou_threshold)
+    else:
+        # Offsetting each class far apart makes one NMS pass act per class.
+        offset = labels[:, None] * (boxes.max() + 1.0)
+        keep = nms(boxes + offset, confidences, iou_threshold)
+    image_boxes = fit.to_image(boxes[keep])
+    k = min(TOP_K, len(names))
+    top = np.argsort(-family_scores[keep], axis=1)[:, :k]
+    result = []
+    for row, index in enumerate(keep):
+        alternatives = tuple((names[c], float(family_scores[index, c])) for c in top[row])
+        result.append(
+            Detection(
+                box=tuple(float(v) for v in image_boxes[row]),
+                code=names[labels[index]],
+                confidence=float(confidences[index]),
+                alternatives=alternatives,
+            )
+        )
+    return result
+
+
+class Detector:
+    """The shipped tile detector; the ONNX session is created on first use."""
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float = 0.25,
+                 iou_threshold: float = 0.5):
+        self.model_path = Path(model_path)
+        self.conf_threshold = conf_threshold
+        self.iou_threshold = iou_threshold
+        self._session = None
+        self._input_name = ""
+        self.imgsz = 0
+
+    def _load(self):
+        if self._session is not None:
+            return self._session
+        import ast
+
+        import onnxruntime as ort
+
+        if not self.model_path.is_file():
+            raise DetectorError(
+                "model-missing",
+                f"detector weights not found at {self.model_path}; ship them with `mjlens train --ship-from`",
+            )
+        options = ort.SessionOptions()
+        options.log_severity_level = 3
+        try:
+            session = ort.InferenceSession(str(self.model_path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
+            raise DetectorError("model-corrupt", f"cannot load {self.model_path}: {exc}") from exc
+        meta = session.get_modelmeta().custom_metadata_map
+        names = ast.literal_eval(meta.get("names", "{}"))
+        if [names.get(i) for i in range(len(names))] != list(CLASS_NAMES):
+            raise DetectorError("model-classes", f"{self.model_path} does not carry vision.detections.CLASS_NAMES")
+        model_input = session.get_inputs()[0]
+        self._input_name = model_input.name
+        self.imgsz = int(model_input.shape[2])
+        self._session = session
+        return session
+
+    def detect(self, image: ImageInput) -> list[Detection]:
+        """Every tile, face-down tile and meld box in `image`, best first."""
+        session = self._load()
+        rgb, (width, height) = load_image(image, draft_size=self.imgsz)
+        tensor, fit = letterbox(rgb, self.imgsz)
+        raw = session.run(None, {self._input_name: tensor})[0][0]
+        # Boxes map to the decoded pixels; rescale if the JPEG was decoded at reduced size.
+        fit = _rescaled(fit, width, height)
+        return decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold)
+
+
+def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
+    if (fit.width, fit.height) == (width, height):
+        return fit
+    return Letterbox(
+        width, height, fit.scale_x * fit.width / width, fit.scale_y * fit.height / height, fit.pad_x, fit.pad_y
+    )
+
+
+_DETECTORS: dict[Path, Detector] = {}
+
+
+def detect(image: ImageInput, model_path: str | Path = DEFAULT_MODEL) -> list[Detection]:
+    """Detect with a detector cached per model file (the session loads once)."""
+    key = Path(model_path).resolve()
+    if key not in _DETECTORS:
+        _DETECTORS[key] = Detector(key)
+    return _DETECTORS[key].detect(image)

@@ -1,0 +1,155 @@
+"""`mjlens train`: train the tile detector with ultralytics, then ship it to models/.
+
+Built for a small CPU machine: the model comes from a YAML (no download), training is
+resumable from the last epoch checkpoint, plots are off and dataloader workers are few.
+`--ship-from CHECKPOINT` skips training and exports any checkpoint (also one written by a
+run still in progress) to models/, so the best weights so far can always be shipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HELP = "train the tile detector (ultralytics) and export it to models/"
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_ONNX = REPO / "models" / "mjlens-tiles.onnx"
+MODEL_YAML = "yolo11n.yaml"  # ships inside ultralytics; nothing is downloaded
+MAX_SHIPPED_BYTES = 20 * 1024 * 1024
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, help="YOLO dataset YAML (names = vision.detections.CLASS_NAMES)")
+    parser.add_argument("--init", default="scratch",
+                        help="'scratch' (random weights from the model YAML) or a .pt checkpoint, "
+                             "e.g. one made by `python -m datasets.init_from_peer`")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--imgsz", type=int, help="training/export image size (default 640; "
+                        "when shipping, the checkpoint's training size)")
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--fraction", type=float, default=1.0, help="use this fraction of the training images")
+    parser.add_argument("--val-images", type=int, default=0,
+                        help="validate each epoch on only the first N val images (0 = all)")
+    parser.add_argument("--project", type=Path, default=REPO / "runs", help="where runs are written")
+    parser.add_argument("--name", default="tiles")
+    parser.add_argument("--resume", action="store_true", help="continue the run PROJECT/NAME from its last.pt")
+    parser.add_argument("--ship-from", type=Path, help="skip training; export this checkpoint")
+    parser.add_argument("--out", type=Path, default=DEFAULT_ONNX, help="ONNX to write (a .pt is written beside it)")
+    parser.add_argument("--no-ship", action="store_true", help="train only, do not export to models/")
+
+
+def _validation_subset(data_yaml: Path, count: int, run_dir: Path) -> Path:
+    """A copy of the dataset YAML whose val split is its first `count` images."""
+    import yaml
+
+    spec = yaml.safe_load(data_yaml.read_text())
+    root = Path(spec.get("path") or data_yaml.parent)
+    if not root.is_absolute():
+        root = data_yaml.parent / root
+    val_dir = root / spec["val"]
+    images = sorted(p for p in val_dir.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+    if not images:
+        raise FileNotFoundError(f"no val images under {val_dir}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    listing = run_dir / "val-subset.txt"
+    listing.write_text("".join(f"{p}\n" for p in images[:count]))
+    spec.update(path=str(root), train=str(root / spec["train"]), val=str(listing))
+    subset = run_dir / "data-val-subset.yaml"
+    subset.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return subset
+
+
+def train(args: argparse.Namespace) -> Path:
+    """Run (or resume) training; returns the path of the best checkpoint."""
+    from ultralytics import YOLO
+
+    run_dir = args.project / args.name
+    if args.resume:
+        last = run_dir / "weights" / "last.pt"
+        if not last.exists():
+            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+        YOLO(str(last)).train(resume=True)
+        return run_dir / "weights" / "best.pt"
+
+    data = args.data
+    if args.val_images:
+        data = _validation_subset(args.data, args.val_images, run_dir)
+    model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
+    model.train(
+        data=str(data),
+        epochs=args.epochs,
+        imgsz=args.imgsz or 640,
+        batch=args.batch,
+        workers=args.workers,
+        fraction=args.fraction,
+        device="cpu",
+        project=str(args.project),
+        name=args.name,
+        exist_ok=True,
+        plots=False,
+        # Small runs: short warm-up, no mosaic in the last epoch.
+        warmup_epochs=min(3.0, args.epochs / 10),
+        close_mosaic=max(1, args.epochs // 10),
+        # Mirrored tiles do not exist (characters and winds would read wrongly).
+        fliplr=0.0,
+        seed=0,
+        deterministic=False,  # deterministic CPU kernels are slower and our runs are not bit-compared
+        verbose=True,
+    )
+    return run_dir / "weights" / "best.pt"
+
+
+def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Path, Path]:
+    """Export `checkpoint` to ONNX at `out_onnx` and a stripped .pt beside it."""
+    from ultralytics import YOLO
+    from ultralytics.utils.torch_utils import strip_optimizer
+
+    from vision.detections import CLASS_NAMES
+
+    out_onnx.parent.mkdir(parents=True, exist_ok=True)
+    out_pt = out_onnx.with_suffix(".pt")
+    with tempfile.TemporaryDirectory() as tmp:
+        # Copy first: a running training rewrites its checkpoints every epoch.
+        local = Path(tmp) / "model.pt"
+        shutil.copy2(checkpoint, local)
+        strip_optimizer(local)  # keeps the EMA weights, drops optimizer state, halves floats
+        model = YOLO(str(local))
+        names = [model.names[i] for i in range(len(model.names))]
+        if names != list(CLASS_NAMES):
+            raise ValueError(f"{checkpoint} has classes {names[:5]}..., not vision.detections.CLASS_NAMES")
+        size = imgsz or int(model.ckpt.get("train_args", {}).get("imgsz", 640))
+        exported = Path(model.export(format="onnx", imgsz=size, simplify=False, dynamic=False, opset=17))
+        for src, dst in ((exported, out_onnx), (local, out_pt)):
+            if src.stat().st_size > MAX_SHIPPED_BYTES:
+                raise ValueError(f"{src.name} is {src.stat().st_size / 1e6:.1f} MB, over the 20 MB limit")
+            shutil.move(str(src), dst)
+    return out_onnx, out_pt
+
+
+def run(args: argparse.Namespace) -> int:
+    os.environ.setdefault("YOLO_OFFLINE", "1")
+    try:
+        if args.ship_from:
+            checkpoint = args.ship_from
+        else:
+            if not args.resume and not args.data:
+                print("error [no-data]: --data is required unless --resume or --ship-from", file=sys.stderr)
+                return 2
+            checkpoint = train(args)
+            if args.no_ship:
+                return 0
+        if not checkpoint.exists():
+            print(f"error [no-checkpoint]: {checkpoint} does not exist", file=sys.stderr)
+            return 1
+        onnx_path, pt_path = ship(checkpoint, args.out, args.imgsz)
+    except (FileNotFoundError, ValueError) as exc:
+        print(f"error [train-failed]: {exc}", file=sys.stderr)
+        return 1
+    print(f"shipped {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) and {pt_path}")
+    return 0
