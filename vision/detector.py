@@ -91,10 +91,9 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         img = _open(source)
     width, height = img.size
     _check_size(width, height)
-    orientation = img.getexif().get(0x0112, 1) if hasattr(img, "getexif") else 1
-    if orientation in (5, 6, 7, 8):  # these EXIF orientations swap width and height
-        width, height = height, width
     try:
+        if img.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
+            width, height = height, width
         if draft_size and img.format == "JPEG":
             img.draft("RGB", (draft_size, draft_size))
         img.load()

@@ -1,0 +1,252 @@
+"""Detector pre/post-processing with fake model outputs, bad inputs, and the shipped model."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from vision.detections import CLASS_NAMES, Detection
+from vision.detector import (
+    DEFAULT_MODEL,
+    Detector,
+    DetectorError,
+    Letterbox,
+    decode,
+    letterbox,
+    load_image,
+    nms,
+)
+
+REPO = Path(__file__).resolve().parent.parent
+NC = len(CLASS_NAMES)
+
+
+def fake_output(objects: list[tuple[tuple[float, float, float, float], dict[str, float]]], anchors: int = 50):
+    """A raw (4 + classes, anchors) YOLO output: one anchor per (xywh, {code: score}) object."""
+    raw = np.zeros((4 + NC, anchors), np.float32)
+    raw[2:4] = 1.0
+    for column, (xywh, scores) in enumerate(objects):
+        raw[:4, column] = xywh
+        for code, score in scores.items():
+            raw[4 + CLASS_NAMES.index(code), column] = score
+    return raw
+
+
+IDENTITY = Letterbox(640, 640, 1.0, 1.0, 0, 0)
+
+
+# --- letterbox -------------------------------------------------------------------------
+
+def test_letterbox_wide_image_pads_top_and_bottom():
+    fit = Letterbox.fit(1000, 500, 640)
+    assert fit.resized == (640, 320)
+    assert (fit.pad_x, fit.pad_y) == (0, 160)
+    assert fit.scale_x == pytest.approx(0.64)
+
+
+def test_letterbox_maps_boxes_back_to_the_original():
+    fit = Letterbox.fit(300, 900, 640)
+    original = np.array([[30.0, 90.0, 150.0, 450.0]])
+    model_space = original.copy()
+    model_space[:, [0, 2]] = original[:, [0, 2]] * fit.scale_x + fit.pad_x
+    model_space[:, [1, 3]] = original[:, [1, 3]] * fit.scale_y + fit.pad_y
+    np.testing.assert_allclose(fit.to_image(model_space), original, atol=1e-6)
+
+
+def test_letterbox_clips_boxes_in_the_padding():
+    fit = Letterbox.fit(1000, 500, 640)
+    clipped = fit.to_image(np.array([[-20.0, 10.0, 700.0, 630.0]]))
+    np.testing.assert_allclose(clipped, [[0, 0, 1000, 500]])
+
+
+def test_letterbox_tensor_shape_and_padding_value():
+    rgb = np.full((100, 200, 3), 255, np.uint8)
+    tensor, fit = letterbox(rgb, 64)
+    assert tensor.shape == (1, 3, 64, 64) and tensor.dtype == np.float32
+    assert tensor[0, :, 0, 0] == pytest.approx(114 / 255)  # padding row above the image
+    assert tensor[0, :, 32, 32] == pytest.approx(1.0)
+    assert (fit.pad_x, fit.pad_y) == (0, 16)
+
+
+# --- NMS and decoding -------------------------------------------------------------------
+
+def test_nms_keeps_best_of_overlapping_and_separate_boxes():
+    boxes = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [50, 50, 60, 60]], float)
+    keep = nms(boxes, np.array([0.8, 0.9, 0.5]), iou_threshold=0.5)
+    assert keep.tolist() == [1, 2]
+
+
+def test_overlapping_tiles_of_different_codes_give_one_box():
+    raw = fake_output([((100, 100, 40, 60), {"5p": 0.9, "6p": 0.3}),
+                       ((102, 101, 40, 60), {"6p": 0.7})])
+    detections = decode(raw, IDENTITY)
+    assert [d.code for d in detections] == ["5p"]
+
+
+def test_meld_box_survives_over_its_tiles_and_group_classes_are_separate():
+    raw = fake_output([
+        ((100, 100, 40, 60), {"5p": 0.9}),
+        ((120, 100, 120, 60), {"meld": 0.8}),
+        ((121, 100, 120, 60), {"kong_concealed": 0.6}),
+        ((122, 100, 120, 60), {"meld": 0.5}),  # duplicate of the first meld box
+    ])
+    detections = decode(raw, IDENTITY)
+    assert sorted(d.code for d in detections) == ["5p", "kong_concealed", "meld"]
+    assert all(isinstance(d, Detection) for d in detections)
+
+
+def test_top3_alternatives_are_ordered_probabilities_of_the_tile_classes():
+    raw = fake_output([((100, 100, 40, 60), {"1m": 0.2, "2m": 0.7, "3m": 0.4, "meld": 0.65})])
+    (tile,) = [d for d in decode(raw, IDENTITY) if d.is_tile]
+    assert tile.code == "2m" and tile.confidence == pytest.approx(0.7)
+    assert [c for c, _ in tile.alternatives] == ["2m", "3m", "1m"]
+    assert [p for _, p in tile.alternatives] == pytest.approx([0.7, 0.4, 0.2])
+
+
+def test_low_confidence_is_dropped_and_box_is_xyxy_in_image_pixels():
+    raw = fake_output([((100, 200, 40, 60), {"7z": 0.9}), ((300, 300, 40, 60), {"1z": 0.1})])
+    fit = Letterbox.fit(1280, 1280, 640)
+    (only,) = decode(raw, fit, conf_threshold=0.25)
+    assert only.code == "7z"
+    assert only.box == pytest.approx((160, 340, 240, 460))
+
+
+def test_wrong_output_shape_is_a_detector_error():
+    with pytest.raises(DetectorError) as info:
+        decode(np.zeros((84, 100), np.float32), IDENTITY)
+    assert info.value.code == "model-output"
+
+
+# --- image loading and bad inputs -------------------------------------------------------
+
+def png_bytes(img: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    img.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def png_header_only(width: int, height: int) -> bytes:
+    """A PNG that declares a huge size but holds almost no data."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b"")
+
+
+NOISE_PNG = png_bytes(Image.fromarray(np.random.default_rng(0).integers(0, 256, (64, 64, 3), np.uint8)))
+
+
+@pytest.mark.parametrize(
+    ("content", "code"),
+    [
+        (b"", "empty-file"),
+        (b"this is not an image\n", "not-an-image"),
+        (png_bytes(Image.new("RGB", (1, 1))), "image-too-small"),
+        (png_header_only(20000, 20000), "image-too-large"),
+        (NOISE_PNG[: len(NOISE_PNG) // 2], "unreadable-image"),
+    ],
+    ids=["zero-byte", "text", "1x1", "20000x20000-header", "truncated"],
+)
+def test_bad_files_give_detector_errors(tmp_path, content, code):
+    path = tmp_path / "input.png"
+    path.write_bytes(content)
+    with pytest.raises(DetectorError) as info:
+        load_image(path)
+    assert info.value.code == code
+    assert str(info.value)
+
+
+def test_missing_file_is_reported():
+    with pytest.raises(DetectorError) as info:
+        load_image("/nonexistent/photo.jpg")
+    assert info.value.code == "file-missing"
+
+
+@pytest.mark.parametrize(
+    "img",
+    [
+        Image.new("L", (40, 30), 128),
+        Image.new("RGBA", (40, 30), (255, 0, 0, 0)),
+        Image.new("P", (40, 30)),
+        Image.fromarray(np.full((30, 40), 65535, np.uint16)),
+    ],
+    ids=["grayscale", "rgba", "palette", "16-bit"],
+)
+def test_unusual_modes_become_rgb_uint8(tmp_path, img):
+    path = tmp_path / "mode.png"
+    img.save(path)
+    rgb, size = load_image(path)
+    assert rgb.shape == (30, 40, 3) and rgb.dtype == np.uint8
+    assert size == (40, 30)
+
+
+def test_16_bit_grey_is_rescaled_not_clipped(tmp_path):
+    path = tmp_path / "grey16.png"
+    Image.fromarray(np.full((20, 20), 32768, np.uint16)).save(path)
+    rgb, _ = load_image(path)
+    assert int(rgb[0, 0, 0]) == 128
+
+
+def test_transparent_pixels_go_on_white(tmp_path):
+    path = tmp_path / "rgba.png"
+    Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(path)
+    rgb, _ = load_image(path)
+    assert rgb[0, 0].tolist() == [255, 255, 255]
+
+
+def test_exif_orientation_turns_the_image_upright(tmp_path):
+    path = tmp_path / "rotated.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: rotate 90° clockwise to view
+    Image.new("RGB", (60, 20)).save(path, exif=exif)
+    rgb, size = load_image(path)
+    assert rgb.shape[:2] == (60, 20)
+    assert size == (20, 60)
+
+
+def test_large_jpeg_decodes_reduced_but_reports_original_size(tmp_path):
+    path = tmp_path / "big.jpg"
+    Image.new("RGB", (4000, 2000), (10, 120, 30)).save(path, quality=70)
+    rgb, size = load_image(path, draft_size=640)
+    assert size == (4000, 2000)
+    assert 640 <= rgb.shape[1] < 4000
+
+
+def test_array_inputs_of_several_kinds():
+    grey16 = np.full((16, 24), 65535, np.uint16)
+    assert load_image(grey16)[0].shape == (16, 24, 3)
+    floats = np.ones((16, 24, 3), np.float32)
+    assert load_image(floats)[0].max() == 255
+    with pytest.raises(DetectorError):
+        load_image(np.zeros((16, 24, 2), np.uint8))
+
+
+# --- model loading ----------------------------------------------------------------------
+
+def test_missing_weights_are_reported(tmp_path):
+    with pytest.raises(DetectorError) as info:
+        Detector(tmp_path / "none.onnx").detect(np.zeros((32, 32, 3), np.uint8))
+    assert info.value.code == "model-missing"
+
+
+def test_corrupt_weights_are_reported(tmp_path):
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage" * 100)
+    with pytest.raises(DetectorError) as info:
+        Detector(bad).detect(np.zeros((32, 32, 3), np.uint8))
+    assert info.value.code == "model-corrupt"
+
+
+needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="shipped model not built")
+
+
+@needs_model
+def test_shipped_model_is_small_enough():
+    assert DEFAULT_MODEL.stat().st_size <= 20 * 1024 * 1024
