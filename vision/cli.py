@@ -16,6 +16,8 @@ SUBCOMMANDS: dict[str, str] = {
     "score": "scoring.cli",
     "detect": "vision.detect_cli",
     "train": "vision.train_cli",
+    "serve": "vision.serve_cli",
+    "footage": "vision.footage_cli",
 }
 
 

@@ -1,0 +1,301 @@
+"""Match footage -> a timeline of scored winning hands.
+
+A video is sampled every `every` seconds; each sample is read with the photo pipeline. A hand
+becomes an *event* once the same complete winning hand has been read on `stable_samples`
+consecutive samples, so a single misread frame (flicker), a hand half in view or tiles being
+pushed around cannot produce one. The same hand is not reported twice while it stays on the
+table: it has to be gone for `forget_samples` samples before it could count again.
+
+`process_video` does one video (it never raises for a bad file: decoding problems end the video
+early and are reported in `VideoTimeline.error` beside the events found so far); `run_local` and
+`run_ray` do many, with identical results, the second as one Ray task per video.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# A container's frame count can be a few frames off; a video that stops sooner than this many
+# seconds before its announced end is reported as cut short.
+TRUNCATION_SLACK_S = 1.0
+
+
+@dataclass(frozen=True)
+class FootageSettings:
+    every: float = 0.5  # seconds between samples
+    rules: str = "mcr"
+    context: dict[str, Any] = field(default_factory=dict)  # win context for the pipeline, e.g. seat wind
+    stable_samples: int = 3  # consecutive identical readings that make a hand an event
+    forget_samples: int = 6  # samples without the hand before the same hand may be an event again
+    min_confidence: float = 0.5  # readings less sure than this count as "no hand"
+
+    def __post_init__(self) -> None:
+        if not self.every > 0:
+            raise ValueError("--every must be a positive number of seconds")
+        if self.stable_samples < 1 or self.forget_samples < 1:
+            raise ValueError("stable_samples and forget_samples must be at least 1")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one sample showed: a complete winning hand (with its score), or nothing usable."""
+
+    time: float
+    hand: dict | None  # JSON hand, only when it is a complete winning hand
+    score: dict | None
+    confidence: float
+    frame_index: int = 0
+    payload: Any = field(default=None, compare=False, repr=False)  # e.g. the frame, for annotation
+
+
+@dataclass(frozen=True)
+class FootageEvent:
+    video: str
+    time: float  # when the hand was first seen in its stable run
+    hand: dict
+    score: dict
+    confidence: float  # the lowest confidence over the stable run
+    samples: int  # samples in the run that confirmed it
+    frame: str | None = None  # the saved annotated frame
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "video": self.video,
+            "time": round(self.time, 3),
+            "hand": self.hand,
+            "score": self.score,
+            "confidence": round(self.confidence, 4),
+            "samples": self.samples,
+            "frame": self.frame,
+        }
+
+
+@dataclass(frozen=True)
+class VideoTimeline:
+    video: str
+    duration: float  # seconds of video decoded
+    samples: int
+    events: tuple[FootageEvent, ...]
+    error: dict | None = None  # {"code", "message"} when the video could not be read to the end
+
+
+def hand_key(hand: dict) -> str:
+    """The tiles of a hand, in an order-independent form: two readings of one hand compare equal."""
+    melds = sorted(json.dumps({"kind": m.get("kind"), "tiles": sorted(m.get("tiles", [])),
+                               "concealed": bool(m.get("concealed"))}, sort_keys=True)
+                   for m in hand.get("melds", []))
+    return json.dumps({
+        "concealed": sorted(hand.get("concealed", [])),
+        "melds": melds,
+        "winning_tile": hand.get("winning_tile"),
+        "flowers": sorted(hand.get("flowers", [])),
+    }, sort_keys=True)
+
+
+class HandTracker:
+    """Turns the stream of readings into events (see the module docstring for the rules)."""
+
+    def __init__(self, stable_samples: int = 3, forget_samples: int = 6):
+        self.stable_samples = stable_samples
+        self.forget_samples = forget_samples
+        self._run: list[Reading] = []  # current run of identical readings (first few kept)
+        self._run_key: str | None = None
+        self._run_length = 0
+        self._reported_key: str | None = None
+        self._absent = 0  # samples since the reported hand was last seen
+
+    def feed(self, reading: Reading) -> list[Reading] | None:
+        """Add one sample; returns the readings of a newly stable hand, else None."""
+        key = hand_key(reading.hand) if reading.hand is not None else None
+        if key == self._run_key:
+            self._run_length += 1
+            if len(self._run) < self.stable_samples:
+                self._run.append(reading)
+        else:
+            self._run_key, self._run_length, self._run = key, 1, [reading]
+
+        if self._reported_key is not None:
+            self._absent = 0 if key == self._reported_key else self._absent + 1
+            if self._absent >= self.forget_samples:
+                self._reported_key = None
+        if key is None or self._run_length != self.stable_samples or key == self._reported_key:
+            return None
+        self._reported_key, self._absent = key, 0
+        return list(self._run)
+
+
+def iter_frames(path: str | Path, every: float, errors: list[dict]) -> Iterator[tuple[float, int, Any]]:
+    """Yield (time, frame index, BGR frame) every `every` seconds of the video.
+
+    Frames are decoded in order (seeking is unreliable on many containers). Problems are appended
+    to `errors` and end the iteration: an unreadable file, a missing frame rate, a file cut short.
+    """
+    import cv2
+
+    capture = cv2.VideoCapture(str(path))
+    try:
+        if not capture.isOpened():
+            errors.append({"code": "unreadable_video", "message": f"{path}: not a video OpenCV can open"})
+            return
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        announced = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
+        if not fps or not math.isfinite(fps) or fps <= 0:
+            errors.append({"code": "no_frame_rate", "message": f"{path}: the video has no usable frame rate"})
+            return
+        # A decoder can keep answering on a damaged file; never read far past the announced end.
+        hard_stop = announced + int(10 * fps) if announced > 0 else None
+        next_time = 0.0
+        index = -1
+        while hard_stop is None or index < hard_stop:
+            if not capture.grab():
+                break
+            index += 1
+            time = index / fps
+            if time + 0.5 / fps < next_time:
+                continue
+            ok, frame = capture.retrieve()
+            if not ok or frame is None:
+                errors.append({"code": "corrupt_frame",
+                               "message": f"{path}: frame {index} at {time:.2f} s cannot be decoded"})
+                return
+            yield time, index, frame
+            next_time += every
+        if index < 0:
+            errors.append({"code": "no_frames", "message": f"{path}: the video has no readable frames"})
+        elif announced > 0 and (announced - 1 - index) / fps > TRUNCATION_SLACK_S:
+            errors.append({"code": "truncated_video",
+                           "message": f"{path}: decoding stopped at {index / fps:.2f} s of an announced "
+                                      f"{announced / fps:.2f} s; the file may be cut short or damaged"})
+    finally:
+        capture.release()
+
+
+def video_duration(path: str | Path) -> float | None:
+    """The announced duration in seconds (for the progress bar), or None when unknown."""
+    import cv2
+
+    capture = cv2.VideoCapture(str(path))
+    try:
+        fps = capture.get(cv2.CAP_PROP_FPS)
+        frames = capture.get(cv2.CAP_PROP_FRAME_COUNT)
+        return frames / fps if fps and fps > 0 and frames and frames > 0 else None
+    finally:
+        capture.release()
+
+
+def read_frame(frame, settings: FootageSettings, time: float, index: int) -> Reading:
+    """Run the photo pipeline on one frame; anything short of a complete winning hand is 'no hand'."""
+    from vision.photo_errors import PhotoError
+    from vision.pipeline import read_photo
+
+    try:
+        result = read_photo(frame, rules=settings.rules, context=settings.context)
+    except PhotoError:  # no tiles, several hands, ...: nothing scoreable in this frame
+        return Reading(time=time, hand=None, score=None, confidence=0.0, frame_index=index)
+    data = result.to_json()
+    score = data.get("score") or {}
+    complete = bool(score.get("ok") and score.get("winning")) and data["confidence"] >= settings.min_confidence
+    return Reading(time=time, hand=data["hand"] if complete else None, score=score if complete else None,
+                   confidence=float(data["confidence"]), frame_index=index, payload=(frame, result))
+
+
+def _save_annotated(frames_dir: Path, video: str, reading: Reading) -> str:
+    import cv2
+
+    from vision.annotate import annotate
+
+    frame, result = reading.payload
+    frames_dir.mkdir(parents=True, exist_ok=True)
+    out = frames_dir / f"{Path(video).stem}_{reading.time:09.3f}s.jpg"
+    cv2.imwrite(str(out), annotate(frame, result))
+    return str(out)
+
+
+def events_from_readings(video: str, readings: Iterable[Reading], settings: FootageSettings,
+                         frames_dir: Path | None = None) -> list[FootageEvent]:
+    """The stability logic over any sequence of readings (from a video, or recorded ones)."""
+    tracker = HandTracker(settings.stable_samples, settings.forget_samples)
+    events = []
+    for reading in readings:
+        run = tracker.feed(reading)
+        if run is None:
+            continue
+        best = max(run, key=lambda r: r.confidence)
+        frame = _save_annotated(frames_dir, video, best) if frames_dir is not None and best.payload else None
+        events.append(FootageEvent(
+            video=video, time=run[0].time, hand=run[0].hand, score=run[0].score,
+            confidence=min(r.confidence for r in run), samples=len(run), frame=frame,
+        ))
+    return events
+
+
+def process_video(path: str | Path, settings: FootageSettings, frames_dir: str | Path | None = None,
+                  progress: bool = True) -> VideoTimeline:
+    """Sample, read and track one video. Never raises for a bad video file (see VideoTimeline.error)."""
+    from tqdm import tqdm
+
+    video = str(path)
+    errors: list[dict] = []
+    duration = video_duration(path)
+    total = int(duration / settings.every) + 1 if duration else None
+    counted = {"samples": 0, "last_time": 0.0}
+    bar = tqdm(total=total, desc=Path(video).name, unit="sample", disable=not progress, leave=True)
+
+    def readings() -> Iterator[Reading]:
+        for time, index, frame in iter_frames(path, settings.every, errors):
+            counted["samples"] += 1
+            counted["last_time"] = time
+            bar.update(1)
+            yield read_frame(frame, settings, time, index)
+
+    try:
+        events = events_from_readings(video, readings(), settings,
+                                      Path(frames_dir) if frames_dir is not None else None)
+    finally:
+        bar.close()
+    return VideoTimeline(video=video, duration=counted["last_time"], samples=counted["samples"],
+                         events=tuple(events), error=errors[0] if errors else None)
+
+
+def run_local(paths: Sequence[str | Path], settings: FootageSettings, frames_dir: str | Path | None = None,
+              progress: bool = True) -> list[VideoTimeline]:
+    return [process_video(p, settings, frames_dir, progress) for p in paths]
+
+
+def run_ray(paths: Sequence[str | Path], settings: FootageSettings, frames_dir: str | Path | None = None,
+            address: str | None = None, progress: bool = True) -> list[VideoTimeline]:
+    """One Ray task per video: a local Ray is started unless `address` names a running cluster.
+
+    Workers run the same `process_video` as the local engine, so the timelines are identical.
+    Per-sample progress bars would interleave across workers, so the driver shows one bar that
+    advances as whole videos finish. On a cluster, every node needs mahjong-lens installed and
+    the videos (and frames dir) on a shared path.
+    """
+    import ray
+    from tqdm import tqdm
+
+    started_here = not ray.is_initialized()
+    if started_here:
+        ray.init(address=address, include_dashboard=False, logging_level="error", log_to_driver=False)
+    try:
+        task = ray.remote(num_cpus=1)(process_video)
+        refs = [task.remote(str(p), settings, str(frames_dir) if frames_dir is not None else None, False)
+                for p in paths]
+        order = {ref: i for i, ref in enumerate(refs)}
+        results: list[VideoTimeline | None] = [None] * len(refs)
+        pending = list(refs)
+        with tqdm(total=len(refs), desc="videos (ray)", unit="video", disable=not progress) as bar:
+            while pending:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    results[order[ref]] = ray.get(ref)
+                    bar.update(1)
+        return [r for r in results if r is not None]
+    finally:
+        if started_here:
+            ray.shutdown()

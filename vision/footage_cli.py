@@ -1,0 +1,113 @@
+"""`mjlens footage`: scan match videos and write a timeline of the winning hands shown."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from pathlib import Path
+
+from vision.footage import FootageSettings, VideoTimeline
+
+HELP = "find the winning hands shown in match videos and write a timeline (JSONL or CSV)"
+
+EXIT_OK = 0
+EXIT_BAD_ARGS = 2
+EXIT_VIDEO_ERROR = 3  # at least one video could not be read to the end (its timeline is partial)
+CSV_COLUMNS = ("video", "time", "total", "minimum_met", "fans", "hand", "confidence", "frame", "error")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("videos", nargs="+", type=Path, metavar="VIDEO", help="video files (any OpenCV can decode)")
+    parser.add_argument("--every", type=float, default=0.5, help="seconds between sampled frames (default 0.5)")
+    parser.add_argument("--rules", default="mcr", help="rule set to score with (default mcr)")
+    parser.add_argument("--seat", default="E", help="seat wind of the winner (default E)")
+    parser.add_argument("--round", dest="round_wind", default="E", help="round wind (default E)")
+    parser.add_argument("--stable", type=int, default=3,
+                        help="samples a hand must be read the same before it counts (default 3)")
+    parser.add_argument("--out", type=Path, help="timeline file, .jsonl or .csv (default: JSONL on stdout)")
+    parser.add_argument("--frames-dir", type=Path, help="save an annotated frame for every event here")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local: one video after another; ray: one Ray task per video")
+    parser.add_argument("--address", help="with --engine ray: join this Ray cluster instead of starting one")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def _rows(timelines: list[VideoTimeline]):
+    """Timeline records in video order: each event, then the video's error if it stopped early."""
+    for timeline in timelines:
+        for event in timeline.events:
+            yield event.to_json()
+        if timeline.error:
+            yield {"video": timeline.video, "time": round(timeline.duration, 3), "error": timeline.error}
+
+
+def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
+    records = list(_rows(timelines))
+    if out is not None and out.suffix.lower() == ".csv":
+        with out.open("w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS)
+            writer.writeheader()
+            for r in records:
+                score = r.get("score") or {}
+                writer.writerow({
+                    "video": r["video"], "time": r["time"], "total": score.get("total", ""),
+                    "minimum_met": score.get("minimum_met", ""),
+                    "fans": "; ".join(f"{f['zh']} {f['en']} {f['points'] * f['count']}" for f in score.get("fans", [])),
+                    "hand": json.dumps(r["hand"], ensure_ascii=False) if "hand" in r else "",
+                    "confidence": r.get("confidence", ""), "frame": r.get("frame") or "",
+                    "error": r["error"]["message"] if "error" in r else "",
+                })
+        return
+    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    if out is None:
+        sys.stdout.write(lines)
+    else:
+        out.write_text(lines, encoding="utf-8")
+
+
+def run(args: argparse.Namespace) -> int:
+    from scoring.rules import available_rulesets
+
+    missing = [str(v) for v in args.videos if not v.is_file()]
+    problems = [f"no such video file: {', '.join(missing)}"] if missing else []
+    if args.rules not in available_rulesets():
+        problems.append(f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}")
+    if args.out is not None and args.out.suffix.lower() not in (".jsonl", ".csv"):
+        problems.append("--out must end in .jsonl or .csv")
+    if args.address and args.engine != "ray":
+        problems.append("--address only applies with --engine ray")
+    try:
+        settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable,
+                                   context={"seat_wind": args.seat, "round_wind": args.round_wind})
+    except ValueError as exc:
+        problems.append(str(exc))
+    if problems:
+        for p in problems:
+            print(f"mjlens footage: {p}", file=sys.stderr)
+        return EXIT_BAD_ARGS
+
+    if args.engine == "ray":
+        import importlib.util
+
+        from vision.footage import run_ray
+
+        if importlib.util.find_spec("ray") is None:
+            print("mjlens footage: --engine ray needs Ray: pip install 'mahjong-lens[footage]'", file=sys.stderr)
+            return EXIT_BAD_ARGS
+        timelines = run_ray(args.videos, settings, args.frames_dir, args.address, progress=not args.no_progress)
+    else:
+        from vision.footage import run_local
+
+        timelines = run_local(args.videos, settings, args.frames_dir, progress=not args.no_progress)
+
+    _write(timelines, args.out)
+    events = sum(len(t.events) for t in timelines)
+    seconds = sum(t.duration for t in timelines)
+    print(f"mjlens footage: {events} winning hand(s) in {len(timelines)} video(s), {seconds:.1f} s of video",
+          file=sys.stderr)
+    failed = [t for t in timelines if t.error]
+    for t in failed:
+        print(f"mjlens footage: {t.error['message']} (timeline for it is partial)", file=sys.stderr)
+    return EXIT_VIDEO_ERROR if failed else EXIT_OK

@@ -1,0 +1,281 @@
+"""The refereeing web app: a JSON API over the photo pipeline and the scoring engine, plus the page.
+
+`create_app(ServerSettings(...))` builds a FastAPI app; `mjlens serve` runs it under uvicorn.
+
+Endpoints:
+    GET  /              the refereeing page (static HTML/JS/CSS served by this app, no CDN)
+    GET  /api/health    liveness plus the rule sets on offer
+    GET  /api/rules     the rule sets the scoring engine registers
+    POST /api/photo     multipart: `image` (file), `rules`, `context` (JSON object) -> tiles, groups, hand, score
+    POST /api/score     JSON hand (scoring schema) in the body, `?rules=` -> score
+
+Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
+413 upload too big or too many pixels, 415 not an image, 422 malformed JSON / invalid hand or
+context, 429 too many requests waiting, 408 recognition took longer than the request time limit.
+Recognition and scoring are CPU-bound, so they run in a bounded thread pool: the event loop stays
+free to turn away bad requests at once, and a burst of uploads queues instead of failing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from fastapi import FastAPI, File, Form, Request, UploadFile
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+# Formats Pillow sniffs from the bytes that we also decode; a phone's HEIC must be sent as JPEG.
+ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF", "MPO"})
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Limits that keep one bad or heavy request from hurting the others."""
+
+    max_upload_bytes: int = 20 * 1024 * 1024
+    max_pixels: int = 50_000_000  # a 48 MP phone photo passes; decompression bombs do not
+    request_timeout_s: float = 60.0  # waiting in the queue plus recognising
+    workers: int = 2  # recognition threads (ONNX Runtime and Pillow release the GIL)
+    max_pending: int = 256  # queued + running jobs before new ones get 429
+
+
+class ApiError(Exception):
+    """A request we refuse on purpose: HTTP status, machine-readable code, human message."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+def _error_response(status: int, code: str, message: str) -> JSONResponse:
+    return JSONResponse({"ok": False, "error": {"code": code, "message": message}}, status_code=status)
+
+
+class _WorkPool:
+    """A fixed set of worker threads with admission control and a per-request deadline.
+
+    `pending` counts jobs queued or running; it is released when the job really ends (not when
+    the request gives up waiting), so a slow photo still holds its slot and load stays bounded.
+    """
+
+    def __init__(self, settings: ServerSettings):
+        self._executor = ThreadPoolExecutor(max_workers=settings.workers, thread_name_prefix="mjlens-work")
+        self._max_pending = settings.max_pending
+        self._timeout = settings.request_timeout_s
+        self._pending = 0
+        self._lock = threading.Lock()
+
+    def _release(self, _future) -> None:
+        with self._lock:
+            self._pending -= 1
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        with self._lock:
+            if self._pending >= self._max_pending:
+                raise ApiError(429, "busy", "the server is busy with other photos; try again in a few seconds")
+            self._pending += 1
+        future = self._executor.submit(fn, *args)
+        future.add_done_callback(self._release)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(future), self._timeout)
+        except asyncio.TimeoutError:
+            future.cancel()  # drops it if still queued; a running job finishes and is discarded
+            raise ApiError(408, "timeout", f"the photo took longer than {self._timeout:g} s to read") from None
+
+    def shutdown(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+class _BodyLimit:
+    """ASGI middleware: refuse bodies over the limit before they are read into memory or disk.
+
+    A declared Content-Length is checked up front; a chunked body is counted as it streams and
+    cut off with 413 (raised as an HTTPException, which FastAPI's body parsing lets through).
+    """
+
+    def __init__(self, app, max_bytes: int):
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        declared = dict(scope.get("headers") or []).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
+            response = _error_response(413, "too_large", self._message())
+            return await response(scope, receive, send)
+        received = 0
+
+        async def counting_receive():
+            nonlocal received
+            message = await receive()
+            if message["type"] == "http.request":
+                received += len(message.get("body", b""))
+                if received > self.max_bytes:
+                    raise StarletteHTTPException(413, self._message())
+            return message
+
+        return await self.app(scope, counting_receive, send)
+
+    def _message(self) -> str:
+        return f"the upload is larger than {self.max_bytes // (1024 * 1024)} MB; send a smaller photo"
+
+
+def decode_image(data: bytes, max_pixels: int):
+    """Check and decode an uploaded image into a BGR array (EXIF rotation applied, as phones need).
+
+    Pillow reads the header first, so the pixel count is checked before anything is decoded.
+    """
+    import numpy as np
+    from PIL import Image, ImageOps, UnidentifiedImageError
+
+    if not data:
+        raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG or WebP)")
+    try:
+        image = Image.open(io.BytesIO(data))
+    except UnidentifiedImageError:
+        raise ApiError(415, "not_an_image", "this file is not a photo we can read; send a JPEG, PNG or WebP image") from None
+    if image.format not in ACCEPTED_FORMATS:
+        raise ApiError(415, "unsupported_image_type",
+                       f"{image.format} images are not supported; send a JPEG, PNG or WebP image")
+    width, height = image.size
+    if width * height > max_pixels:
+        raise ApiError(413, "too_many_pixels",
+                       f"the photo has {width * height / 1e6:.0f} million pixels; the limit is "
+                       f"{max_pixels / 1e6:.0f} million")
+    try:
+        image.load()
+        rgb = ImageOps.exif_transpose(image).convert("RGB")
+    except (OSError, SyntaxError, ValueError) as exc:  # Pillow's ways of saying "broken file"
+        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
+    return np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1])
+
+
+def _parse_json_object(text: str | bytes, what: str) -> dict:
+    try:
+        value = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ApiError(422, "malformed_json", f"{what} is not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise ApiError(422, "malformed_json", f"{what} must be a JSON object")
+    return value
+
+
+def _rule_sets() -> list[dict[str, str]]:
+    """The registered rule sets with their titles, for the page's chooser."""
+    from scoring.rules import available_rulesets, get_ruleset
+
+    return [{"name": name, "title": get_ruleset(name).title} for name in available_rulesets()]
+
+
+def _check_rules(rules: str) -> None:
+    from scoring.rules import available_rulesets
+
+    known = available_rulesets()
+    if rules not in known:
+        raise ApiError(422, "unknown_rules", f"unknown rule set {rules!r}; choose one of {', '.join(known)}")
+
+
+def _recognise(data: bytes, rules: str, context: dict, winning_tile: str | None, max_pixels: int) -> dict:
+    from vision.photo_errors import PhotoError
+    from vision.pipeline import read_photo
+
+    image = decode_image(data, max_pixels)
+    try:
+        result = read_photo(image, rules=rules, context=context, winning_tile=winning_tile)
+    except PhotoError as exc:
+        # Only a malformed request is refused; "no tiles" or "not winning" come back as results.
+        raise ApiError(422, exc.code, exc.message) from None
+    height, width = image.shape[:2]
+    return {"ok": True, "image": {"width": width, "height": height}, **result.to_json()}
+
+
+def _score(hand: dict, rules: str) -> dict:
+    from scoring import score_json
+
+    return score_json(hand, rules=rules)
+
+
+def create_app(settings: ServerSettings | None = None) -> FastAPI:
+    settings = settings or ServerSettings()
+    pool = _WorkPool(settings)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        pool.shutdown()
+
+    app = FastAPI(
+        title="mahjong-lens",
+        lifespan=lifespan,
+        summary="Photograph a winning mahjong hand and get its score.",
+        version="0.1.0",
+    )
+    app.add_middleware(_BodyLimit, max_bytes=settings.max_upload_bytes)
+
+    @app.exception_handler(ApiError)
+    async def _api_error(_request: Request, exc: ApiError):
+        return _error_response(exc.status, exc.code, exc.message)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(_request: Request, exc: StarletteHTTPException):
+        codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
+        return _error_response(exc.status_code, codes.get(exc.status_code, "bad_request"), str(exc.detail))
+
+    @app.exception_handler(RequestValidationError)
+    async def _invalid(_request: Request, exc: RequestValidationError):
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        return _error_response(422, "invalid_request", problems or "invalid request")
+
+    @app.get("/", include_in_schema=False)
+    async def page():
+        return FileResponse(STATIC_DIR / "index.html")
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+
+    @app.get("/api/health")
+    async def health():
+        return {"ok": True, "status": "ready", "rules": _rule_sets()}
+
+    @app.get("/api/rules")
+    async def rules_list():
+        return {"ok": True, "rules": _rule_sets()}
+
+    @app.post("/api/photo")
+    async def photo(
+        image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG or WebP)"),
+        rules: str = Form("mcr"),
+        context: str = Form("{}", description="JSON object: self_drawn, seat_wind, round_wind, ..."),
+        winning_tile: str | None = Form(None),
+    ):
+        declared = (image.content_type or "").split(";")[0].strip().lower()
+        if declared and not declared.startswith("image/") and declared != "application/octet-stream":
+            raise ApiError(415, "not_an_image", f"a {declared} file is not a photo; send a JPEG, PNG or WebP image")
+        _check_rules(rules)
+        context_dict = _parse_json_object(context, "context")
+        data = await image.read()
+        return await pool.run(_recognise, data, rules, context_dict, winning_tile or None, settings.max_pixels)
+
+    @app.post("/api/score")
+    async def score(request: Request, rules: str = "mcr"):
+        _check_rules(rules)
+        hand = _parse_json_object(await request.body(), "the hand")
+        result = await pool.run(_score, hand, rules)
+        return JSONResponse(result, status_code=200 if result.get("ok") else 422)
+
+    app.state.settings = settings
+    return app

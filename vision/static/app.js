@@ -1,0 +1,476 @@
+// mahjong-lens referee page: photo -> tiles overlaid -> corrections -> score, all through the JSON API.
+// The page keeps its own model of the hand (tiles with boxes, grouped as melds) so every correction
+// is rescored at once through /api/score without reading the photo again.
+"use strict";
+
+const SUITS = { m: "characters", p: "dots", s: "bamboo" };
+const HONOURS = { "1z": "東", "2z": "南", "3z": "西", "4z": "北", "5z": "白", "6z": "發", "7z": "中" };
+const FLOWERS = { "1f": "春", "2f": "夏", "3f": "秋", "4f": "冬", "5f": "梅", "6f": "兰", "7f": "菊", "8f": "竹" };
+const PLAYING_CODES = [
+  ..."123456789".split("").map((n) => n + "m"),
+  ..."123456789".split("").map((n) => n + "p"),
+  ..."123456789".split("").map((n) => n + "s"),
+  ..."1234567".split("").map((n) => n + "z"),
+];
+const FLOWER_CODES = Object.keys(FLOWERS);
+const WINDS = ["E", "S", "W", "N"];
+const UNCERTAIN_BELOW = 0.6; // a tile read with less confidence than this is flagged
+
+const state = {
+  tiles: [],   // {code, box, confidence, alternatives, uncertain}
+  groups: [],  // {role: "meld"|"concealed"|"unassigned", tiles: [tile index], concealed: bool}
+  winning: null, // tile index of the winning tile
+  flowers: new Set(),
+  image: null, // {width, height}
+  scoreSeq: 0, // only the newest /api/score answer is shown
+  pickerTile: null,
+};
+
+const $ = (id) => document.getElementById(id);
+
+function tileLabel(code) {
+  if (HONOURS[code]) return `${code} ${HONOURS[code]}`;
+  if (FLOWERS[code]) return `${code} ${FLOWERS[code]}`;
+  return code;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+async function apiJson(response) {
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (_) {
+    throw new Error(`The server answered ${response.status} without a readable message.`);
+  }
+  return body;
+}
+
+// ---------------------------------------------------------------- photo upload
+
+async function uploadPhoto(file) {
+  showError("");
+  $("busy").hidden = false;
+  const form = new FormData();
+  form.append("image", file);
+  form.append("rules", $("rules").value);
+  form.append("context", JSON.stringify(contextFields()));
+  try {
+    const response = await fetch("/api/photo", { method: "POST", body: form });
+    const body = await apiJson(response);
+    if (!response.ok || !body.ok) {
+      const message = body && body.error ? body.error.message : `error ${response.status}`;
+      showError(`Could not read that photo: ${message}`);
+      return;
+    }
+    const img = $("photo");
+    img.src = URL.createObjectURL(file);
+    loadReading(body);
+  } catch (err) {
+    showError(`Could not reach the server: ${err.message}`);
+  } finally {
+    $("busy").hidden = true;
+  }
+}
+
+// Turns the pipeline's answer into the page's model: tiles by index, groups of tile indices.
+function loadReading(body) {
+  state.image = body.image;
+  state.tiles = body.tiles.map((t) => ({
+    code: t.code,
+    box: t.box,
+    confidence: t.confidence,
+    alternatives: t.alternatives || [],
+    uncertain: Boolean(t.uncertain) || t.confidence < UNCERTAIN_BELOW,
+  }));
+  state.groups = [];
+  state.winning = null;
+  state.flowers = new Set();
+  const placed = new Set();
+  for (const g of body.groups || []) {
+    const indices = (g.tiles || []).filter((i) => Number.isInteger(i) && i >= 0 && i < state.tiles.length);
+    indices.forEach((i) => placed.add(i));
+    const kind = String(g.kind || "");
+    if (kind === "flowers" || kind === "flower") {
+      indices.forEach((i) => state.flowers.add(state.tiles[i].code));
+      continue;
+    }
+    if (kind === "winning") {
+      state.winning = indices[0] ?? null;
+      concealedGroup().tiles.push(...indices);
+      continue;
+    }
+    if (kind === "concealed" || kind === "hand") {
+      concealedGroup().tiles.push(...indices);
+      continue;
+    }
+    if (kind === "unassigned") {
+      state.groups.push({ role: "unassigned", tiles: indices, concealed: true });
+      continue;
+    }
+    state.groups.push({ role: "meld", tiles: indices, concealed: Boolean(g.concealed) });
+  }
+  if (Number.isInteger(body.winning_index)) state.winning = body.winning_index;
+  const leftovers = state.tiles.map((_, i) => i).filter((i) => !placed.has(i));
+  if (leftovers.length) state.groups.push({ role: "unassigned", tiles: leftovers, concealed: true });
+  syncFlowerButtons();
+  $("warnings").textContent = (body.warnings || []).map(warningText).join(" · ");
+  $("photo-section").hidden = false;
+  $("hand-section").hidden = false;
+  render();
+  rescore();
+}
+
+function warningText(w) {
+  return typeof w === "string" ? w : w.message || w.code || JSON.stringify(w);
+}
+
+function concealedGroup() {
+  let g = state.groups.find((x) => x.role === "concealed");
+  if (!g) {
+    g = { role: "concealed", tiles: [], concealed: true };
+    state.groups.unshift(g);
+  }
+  return g;
+}
+
+// ---------------------------------------------------------------- the hand the page shows
+
+function meldKind(codes) {
+  if (codes.length === 4) return "kong";
+  if (codes.length === 3 && codes.every((c) => c === codes[0])) return "pung";
+  return "chow";
+}
+
+function sortCodes(codes) {
+  const order = (c) => ("mpszf".indexOf(c[1]) * 10) + Number(c[0]);
+  return [...codes].sort((a, b) => order(a) - order(b));
+}
+
+function currentHand() {
+  const concealed = [];
+  const melds = [];
+  for (const g of state.groups) {
+    const codes = g.tiles.map((i) => state.tiles[i].code);
+    if (g.role === "concealed") {
+      g.tiles.filter((i) => i !== state.winning).forEach((i) => concealed.push(state.tiles[i].code));
+    } else if (g.role === "meld") {
+      const kind = meldKind(codes);
+      // A concealed kong may show two faces down: score the face-up code for all four.
+      const face = codes.find((c) => c !== "back") || "back";
+      const tiles = kind === "kong" ? codes.map(() => face) : sortCodes(codes);
+      melds.push({ kind, tiles, concealed: kind === "kong" && g.concealed });
+    }
+  }
+  const hand = {
+    concealed: sortCodes(concealed),
+    melds,
+    winning_tile: state.winning === null ? null : state.tiles[state.winning].code,
+    flowers: FLOWER_CODES.filter((c) => state.flowers.has(c)),
+    ...contextFields(),
+  };
+  return hand;
+}
+
+function contextFields() {
+  return {
+    self_drawn: $("self_drawn").checked,
+    last_tile: $("last_tile").checked,
+    kong_replacement: $("kong_replacement").checked,
+    robbing_kong: $("robbing_kong").checked,
+    seat_wind: $("seat_wind").value,
+    round_wind: $("round_wind").value,
+    dealer: $("dealer").value,
+  };
+}
+
+async function rescore() {
+  if (!state.tiles.length) return;
+  const seq = ++state.scoreSeq;
+  const hand = currentHand();
+  $("score-section").hidden = false;
+  if (hand.winning_tile === null) {
+    showScore({ ok: false, error: { code: "no_winning_tile", message: "Tap a tile and mark it as the winning tile." } });
+    return;
+  }
+  try {
+    const response = await fetch(`/api/score?rules=${encodeURIComponent($("rules").value)}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(hand),
+    });
+    const body = await apiJson(response);
+    if (seq === state.scoreSeq) showScore(body);
+  } catch (err) {
+    if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: err.message } });
+  }
+}
+
+// ---------------------------------------------------------------- rendering
+
+function render() {
+  renderOverlay();
+  renderGroups();
+}
+
+function renderOverlay() {
+  const svg = $("overlay");
+  svg.innerHTML = "";
+  if (!state.image) return;
+  svg.setAttribute("viewBox", `0 0 ${state.image.width} ${state.image.height}`);
+  const scale = Math.max(state.image.width, state.image.height) / 800; // label size follows the photo
+  state.tiles.forEach((t, i) => {
+    const [x1, y1, x2, y2] = t.box;
+    const g = document.createElementNS("http://www.w3.org/2000/svg", "g");
+    g.classList.add("tile-box");
+    if (t.uncertain) g.classList.add("uncertain");
+    if (i === state.winning) g.classList.add("winning");
+    g.dataset.tile = i;
+    const rect = document.createElementNS("http://www.w3.org/2000/svg", "rect");
+    rect.setAttribute("x", x1);
+    rect.setAttribute("y", y1);
+    rect.setAttribute("width", x2 - x1);
+    rect.setAttribute("height", y2 - y1);
+    rect.setAttribute("stroke-width", 2.5 * scale);
+    const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
+    label.setAttribute("x", x1 + 2 * scale);
+    label.setAttribute("y", y1 - 4 * scale);
+    label.setAttribute("font-size", 16 * scale);
+    label.textContent = t.code + (t.uncertain ? "?" : "");
+    const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
+    title.textContent = `${tileLabel(t.code)} (${Math.round(t.confidence * 100)}%)`;
+    g.append(rect, label, title);
+    g.addEventListener("click", () => openPicker(i));
+    svg.append(g);
+  });
+}
+
+function chip(i) {
+  const t = state.tiles[i];
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "chip";
+  if (t.uncertain) b.classList.add("uncertain");
+  if (i === state.winning) b.classList.add("winning");
+  b.dataset.tile = i;
+  b.textContent = tileLabel(t.code);
+  b.title = t.uncertain ? "uncertain: tap to check" : "tap to correct";
+  b.addEventListener("click", () => openPicker(i));
+  return b;
+}
+
+function renderGroups() {
+  const root = $("groups");
+  root.innerHTML = "";
+  for (const g of state.groups) {
+    if (!g.tiles.length) continue;
+    const row = document.createElement("div");
+    row.className = `group ${g.role}`;
+    const name = document.createElement("span");
+    name.className = "group-name";
+    const codes = g.tiles.map((i) => state.tiles[i].code);
+    if (g.role === "meld") {
+      name.textContent = `${meldKind(codes)} · ${g.concealed ? "concealed" : "exposed"}`;
+    } else {
+      name.textContent = g.role === "concealed" ? "concealed hand" : "unassigned (not scored)";
+    }
+    row.append(name);
+    const chips = document.createElement("span");
+    chips.className = "chips";
+    g.tiles.forEach((i) => chips.append(chip(i)));
+    row.append(chips);
+    if (g.role === "meld") {
+      const toggle = document.createElement("button");
+      toggle.type = "button";
+      toggle.className = "toggle";
+      toggle.textContent = g.concealed ? "make exposed" : "make concealed";
+      toggle.addEventListener("click", () => {
+        g.concealed = !g.concealed;
+        render();
+        rescore();
+      });
+      row.append(toggle);
+    }
+    root.append(row);
+  }
+}
+
+function showScore(result) {
+  const tbody = $("fans").querySelector("tbody");
+  tbody.innerHTML = "";
+  $("payments").textContent = "";
+  if (!result.ok) {
+    $("total").textContent = "";
+    $("score-status").textContent = result.error ? result.error.message : "This hand cannot be scored.";
+    $("score-status").className = "status bad";
+    return;
+  }
+  $("total").textContent = `${result.total} 番`;
+  const reasons = { not_winning: "Not a winning hand with these tiles.", below_minimum: "Below the minimum to win." };
+  let status = result.reason ? reasons[result.reason] || result.reason : "";
+  if (!status && result.minimum_met === false) status = reasons.below_minimum;
+  $("score-status").textContent = status || "Winning hand.";
+  $("score-status").className = status ? "status bad" : "status good";
+  for (const fan of result.fans || []) {
+    const tr = document.createElement("tr");
+    tr.className = "fan";
+    const count = fan.count > 1 ? ` ×${fan.count}` : "";
+    tr.innerHTML = "<td class='zh'></td><td class='en'></td><td class='num'></td>";
+    tr.children[0].textContent = fan.zh;
+    tr.children[1].textContent = fan.en + count;
+    tr.children[2].textContent = fan.points * (fan.count || 1);
+    tr.addEventListener("mouseenter", () => highlight(fanTiles(fan)));
+    tr.addEventListener("mouseleave", () => highlight([]));
+    tr.addEventListener("click", () => highlight(fanTiles(fan)));
+    tbody.append(tr);
+  }
+  if (result.payments) {
+    $("payments").textContent = "Payments: " + WINDS.map((w) => `${w} ${result.payments[w] > 0 ? "+" : ""}${result.payments[w]}`).join("  ");
+  }
+}
+
+// The fan's provenance is a list of tile codes (possibly nested by set); match each code to one
+// on-screen tile so that, e.g., a pung's three 5p light up and not a fourth 5p elsewhere.
+function fanTiles(fan) {
+  const wanted = [];
+  const walk = (x) => {
+    if (typeof x === "string") wanted.push(x);
+    else if (Array.isArray(x)) x.forEach(walk);
+    else if (x && typeof x === "object") walk(x.tiles);
+  };
+  walk(fan.tiles);
+  const used = new Set();
+  const order = state.groups.flatMap((g) => g.tiles);
+  const found = [];
+  for (const code of wanted) {
+    const i = order.find((k) => !used.has(k) && state.tiles[k].code === code);
+    if (i !== undefined) {
+      used.add(i);
+      found.push(i);
+    }
+  }
+  return found;
+}
+
+function highlight(indices) {
+  const on = new Set(indices.map(String));
+  document.querySelectorAll("[data-tile]").forEach((el) => el.classList.toggle("highlight", on.has(el.dataset.tile)));
+}
+
+// ---------------------------------------------------------------- tile picker
+
+function openPicker(i) {
+  state.pickerTile = i;
+  const t = state.tiles[i];
+  $("picker-current").textContent = `(read as ${tileLabel(t.code)})`;
+  const likely = new Set((t.alternatives || []).map((a) => (Array.isArray(a) ? a[0] : a.code)));
+  document.querySelectorAll("#picker-tiles button").forEach((b) => {
+    b.classList.toggle("current", b.dataset.code === t.code);
+    b.classList.toggle("likely", likely.has(b.dataset.code));
+  });
+  $("picker").showModal();
+}
+
+function pickCode(code) {
+  const i = state.pickerTile;
+  $("picker").close();
+  if (i === null) return;
+  const tile = state.tiles[i];
+  tile.code = code;
+  tile.uncertain = false; // a person has checked it
+  render();
+  rescore();
+}
+
+function buildPicker() {
+  const root = $("picker-tiles");
+  const rows = [
+    PLAYING_CODES.filter((c) => c[1] === "m"),
+    PLAYING_CODES.filter((c) => c[1] === "p"),
+    PLAYING_CODES.filter((c) => c[1] === "s"),
+    PLAYING_CODES.filter((c) => c[1] === "z"),
+    [...FLOWER_CODES, "back"],
+  ];
+  for (const row of rows) {
+    const div = document.createElement("div");
+    div.className = "picker-row";
+    for (const code of row) {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.dataset.code = code;
+      b.textContent = code === "back" ? "back" : tileLabel(code);
+      b.title = SUITS[code[1]] ? `${code[0]} ${SUITS[code[1]]}` : tileLabel(code);
+      b.addEventListener("click", () => pickCode(code));
+      div.append(b);
+    }
+    root.append(div);
+  }
+  $("picker-winning").addEventListener("click", () => {
+    const i = state.pickerTile;
+    $("picker").close();
+    if (i === null) return;
+    // The winning tile belongs to the concealed hand; take it out of any meld it was grouped in.
+    for (const g of state.groups) g.tiles = g.tiles.filter((k) => k !== i);
+    concealedGroup().tiles.push(i);
+    state.winning = i;
+    render();
+    rescore();
+  });
+}
+
+// ---------------------------------------------------------------- context controls
+
+function syncFlowerButtons() {
+  document.querySelectorAll("#flower-buttons button").forEach((b) => {
+    b.setAttribute("aria-pressed", String(state.flowers.has(b.dataset.code)));
+  });
+}
+
+function buildContext() {
+  for (const select of document.querySelectorAll("select.wind")) {
+    for (const w of WINDS) select.append(new Option(w, w));
+  }
+  const root = $("flower-buttons");
+  for (const code of FLOWER_CODES) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.dataset.code = code;
+    b.textContent = tileLabel(code);
+    b.addEventListener("click", () => {
+      if (state.flowers.has(code)) state.flowers.delete(code);
+      else state.flowers.add(code);
+      syncFlowerButtons();
+      rescore();
+    });
+    root.append(b);
+  }
+  syncFlowerButtons();
+  document.querySelectorAll("#context-section input, #context-section select, #rules").forEach((el) => {
+    el.addEventListener("change", rescore);
+  });
+}
+
+async function loadRules() {
+  const select = $("rules");
+  try {
+    const body = await apiJson(await fetch("/api/rules"));
+    for (const r of body.rules) select.append(new Option(r.title, r.name));
+  } catch (_) {
+    select.append(new Option("mcr", "mcr"));
+  }
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  buildPicker();
+  buildContext();
+  loadRules();
+  $("photo-input").addEventListener("change", (e) => {
+    const file = e.target.files[0];
+    if (file) uploadPhoto(file);
+    e.target.value = ""; // the same photo can be chosen again
+  });
+});
