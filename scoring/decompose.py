@@ -1,0 +1,222 @@
+"""Every way a 14-tile hand can be read as a winning shape, with every place the winning tile can sit.
+
+Forms (`Decomposition.form`):
+
+- ``regular``           four sets (chow/pung/kong) and a pair; declared melds are fixed sets.
+- ``seven_pairs``       seven pairs, concealed; four identical tiles count as two pairs.
+- ``thirteen_orphans``  one each of the 13 terminals and honours plus a second copy of one.
+- ``honours_knitted``   14 distinct tiles: honours and number tiles of one knitted pattern
+                        (147/258/369 in three different suits), no sets at all (全不靠 family).
+- ``knitted_straight``  the nine tiles of one knitted pattern (组合龙) + one set + a pair.
+
+A decomposition lists its units (sets, pairs, knitted triples, single tiles) and which unit holds
+the winning tile.  When the winning tile could sit in different units (say a chow or a pung of
+the same tile), each placement is a separate decomposition, so rules about waits and about pungs
+completed by a discard can be judged per placement.  The search is a plain recursion over a count
+table; results are cached on the normalised standing tiles.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import permutations
+from typing import NamedTuple
+
+from . import tiles as T
+from .hand import Hand, Meld
+
+SET_KINDS = frozenset({"chow", "pung", "kong"})
+# The six knitted patterns: suit order for ranks 1-4-7, 2-5-8, 3-6-9.
+KNITTED_PATTERNS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(9 * s + r + 3 * k for s, r in zip(order, range(3)) for k in range(3))
+    for order in permutations(range(3))
+)
+
+
+class Unit(NamedTuple):
+    """One part of a decomposition.
+
+    kind: chow | pung | kong | pair | knitted (e.g. 1-4-7m of 组合龙) | single (a lone tile of
+    全不靠 or 十三幺).  `tile` is the lowest tile index; `tiles` all of them.  `declared` is true
+    for the player's melds (`meld` is then its index in Hand.melds, else -1); `concealed` is false
+    only for exposed melds.  A pung of concealed tiles completed by a discard is concealed here;
+    see `Decomposition.unit_is_concealed`.
+    """
+
+    kind: str
+    tile: int
+    tiles: tuple[int, ...]
+    declared: bool = False
+    concealed: bool = True
+    meld: int = -1
+
+    @property
+    def is_set(self) -> bool:
+        return self.kind in SET_KINDS
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(T.code(i) for i in self.tiles)
+
+
+class Decomposition(NamedTuple):
+    form: str
+    units: tuple[Unit, ...]
+    winning_unit: int  # index into units of the unit that holds the winning tile
+
+    def sets(self) -> list[Unit]:
+        return [u for u in self.units if u.kind in SET_KINDS]
+
+    def unit_is_concealed(self, i: int, self_drawn: bool) -> bool:
+        """Concealed for pung-counting rules: a set completed by a discarded tile is exposed."""
+        u = self.units[i]
+        return u.concealed and (self_drawn or i != self.winning_unit or u.declared)
+
+
+def _unit(kind: str, tile: int) -> Unit:
+    if kind == "chow":
+        tiles = (tile, tile + 1, tile + 2)
+    elif kind == "knitted":
+        tiles = (tile, tile + 3, tile + 6)
+    else:
+        tiles = (tile,) * {"pung": 3, "kong": 4, "pair": 2, "single": 1}[kind]
+    return Unit(kind, tile, tiles)
+
+
+def meld_unit(m: Meld, index: int) -> Unit:
+    first = T.INDEX[m.tiles[0]]
+    return Unit(m.kind, first, tuple(T.INDEX[c] for c in m.tiles), True, m.concealed, index)
+
+
+def _sets_only(counts: list[int], out: list[tuple[tuple[str, int], ...]], acc: list[tuple[str, int]]) -> None:
+    """All ways to split `counts` fully into pungs and chows, taking the lowest tile first."""
+    i = next((k for k in range(T.PLAYING_TILES) if counts[k]), -1)
+    if i < 0:
+        out.append(tuple(acc))
+        return
+    if counts[i] >= 3:
+        counts[i] -= 3
+        acc.append(("pung", i))
+        _sets_only(counts, out, acc)
+        acc.pop()
+        counts[i] += 3
+    if i < T.NUMBER_TILES and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        for k in (i, i + 1, i + 2):
+            counts[k] -= 1
+        acc.append(("chow", i))
+        _sets_only(counts, out, acc)
+        acc.pop()
+        for k in (i, i + 1, i + 2):
+            counts[k] += 1
+
+
+def _sets_and_pair(counts: list[int]) -> list[tuple[tuple[str, int], ...]]:
+    """Splits of counts into sets plus exactly one pair; each result lists the pair last."""
+    found: list[tuple[tuple[str, int], ...]] = []
+    for p in range(T.PLAYING_TILES):
+        if counts[p] >= 2:
+            counts[p] -= 2
+            splits: list[tuple[tuple[str, int], ...]] = []
+            _sets_only(counts, splits, [])
+            counts[p] += 2
+            # The pung-first and chow-first branches can reach the same multiset of sets.
+            found.extend(
+                {tuple(sorted(s, key=lambda u: (u[1], u[0]))) + (("pair", p),) for s in splits}
+            )
+    return found
+
+
+@lru_cache(maxsize=65536)
+def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+    """All readings of the standing tiles (concealed + winning tile) as (form, units)."""
+    counts = list(standing)
+    readings: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    total = sum(counts)
+    if total % 3 != 2:
+        return ()
+    for split in _sets_and_pair(counts):
+        readings.append(("regular", split))
+    if n_melds == 0:
+        if all(n % 2 == 0 for n in counts):
+            pairs = tuple(("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
+            readings.append(("seven_pairs", pairs))
+        if all(counts[i] for i in T.TERMINALS_AND_HONOURS) and sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14:
+            double = next(i for i in T.TERMINALS_AND_HONOURS if counts[i] == 2)
+            units = tuple(("pair" if i == double else "single", i) for i in T.TERMINALS_AND_HONOURS)
+            readings.append(("thirteen_orphans", units))
+        if max(counts) == 1:
+            numbers = {i for i in range(T.NUMBER_TILES) if counts[i]}
+            if any(numbers <= set(p) for p in KNITTED_PATTERNS):
+                readings.append(("honours_knitted", tuple(("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
+    if n_melds <= 1:
+        for pattern in KNITTED_PATTERNS:
+            if all(counts[i] for i in pattern):
+                for i in pattern:
+                    counts[i] -= 1
+                knitted = tuple(("knitted", pattern[k]) for k in (0, 3, 6))
+                readings.extend(("knitted_straight", knitted + split) for split in _sets_and_pair(counts))
+                for i in pattern:
+                    counts[i] += 1
+    return tuple(readings)
+
+
+def decompositions(hand: Hand) -> list[Decomposition]:
+    """Every distinct (reading, winning-tile placement) of a hand; empty if the hand does not win."""
+    return list(_decompositions(hand.concealed, hand.melds, hand.winning_tile))
+
+
+@lru_cache(maxsize=65536)
+def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning: str) -> tuple[Decomposition, ...]:
+    counts = [0] * T.PLAYING_TILES
+    for c in concealed:
+        counts[T.INDEX[c]] += 1
+    win = T.INDEX[winning]
+    counts[win] += 1
+    fixed = tuple(meld_unit(m, k) for k, m in enumerate(melds))
+    result: list[Decomposition] = []
+    for form, parts in _standing_readings(tuple(counts), len(melds)):
+        units = fixed + tuple(_unit(kind, tile) for kind, tile in parts)
+        seen: set[tuple[str, int]] = set()
+        for k in range(len(fixed), len(units)):
+            u = units[k]
+            if win in u.tiles and (u.kind, u.tile) not in seen:
+                seen.add((u.kind, u.tile))
+                result.append(Decomposition(form, units, k))
+    return tuple(result)
+
+
+@lru_cache(maxsize=65536)
+def _completes(standing: tuple[int, ...], n_melds: int) -> bool:
+    return bool(_standing_readings(standing, n_melds))
+
+
+def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
+    """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
+    already holds four times, melds included, is not a wait: no copy is left to win on."""
+    counts = [0] * T.PLAYING_TILES
+    for c in concealed:
+        counts[T.INDEX[c]] += 1
+    held = list(counts)
+    for m in melds:
+        for c in m.tiles:
+            held[T.INDEX[c]] += 1
+    return [T.code(i) for i in _wait_indices(tuple(counts), len(melds), tuple(held))]
+
+
+@lru_cache(maxsize=65536)
+def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    base = list(counts)
+    for i in range(T.PLAYING_TILES):
+        if held[i] >= 4:
+            continue
+        base[i] += 1
+        if _completes(tuple(base), n_melds):
+            out.append(i)
+        base[i] -= 1
+    return tuple(out)
+
+
+def wait_count(hand: Hand) -> int:
+    """How many different tiles the hand was waiting on before its winning tile."""
+    return len(waits(hand.concealed, hand.melds))

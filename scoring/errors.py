@@ -1,0 +1,36 @@
+"""The one error family of the engine: malformed input, with a machine-readable code.
+
+A valid hand that does not win is *not* an error (it is a result with a reason); these errors mean
+the input itself cannot be a real mahjong hand or cannot be read.
+"""
+
+from __future__ import annotations
+
+# code -> what it means (documentation; also the complete list of codes the engine raises)
+ERROR_CODES: dict[str, str] = {
+    "unknown_tile": "a tile code that does not exist",
+    "too_many_copies": "more than four copies of a tile, or a flower twice",
+    "wrong_tile_count": "the hand does not have 14 tiles (kongs counted as 3) with the winning tile",
+    "bad_meld": "a meld that is no chow, pung or kong (honour chow, 8-9-10, kong of three...)",
+    "contradictory_flags": "win flags that contradict each other or the tiles",
+    "flower_in_hand": "a flower among the concealed tiles, melds or winning tile",
+    "bad_json": "a JSON hand that does not follow the schema",
+    "bad_notation": "a one-line notation string that cannot be read",
+    "bad_wind": "a seat or wind that is not E, S, W or N",
+    "bad_option": "an unknown rule-set option or a value of the wrong type",
+    "unknown_rules": "a rule-set name that is not registered",
+}
+
+
+class ScoringError(ValueError):
+    """Malformed input. `code` is one of ERROR_CODES, `message` says what to fix."""
+
+    def __init__(self, code: str, message: str):
+        if code not in ERROR_CODES:
+            raise ValueError(f"undocumented error code {code!r}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict:
+        return {"ok": False, "error": {"code": self.code, "message": self.message}}

@@ -1,0 +1,67 @@
+"""Fans as immutable data, shared by every rule set.
+
+A fan is a `Fan` record: its key, Chinese and English names, points, the fans it excludes (不计),
+and one predicate `detect(decomposition, situation)` that yields a `Hit` for each occurrence, naming
+the units (sets, pairs...) or tiles that form it.  That provenance lets a result point back to the
+melds, and from there to the boxes in a photo.  Every rule set uses this one signature.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from .decompose import Decomposition
+from .hand import Hand, WinContext
+
+
+class Hit(NamedTuple):
+    """One occurrence of a fan: the decomposition units it uses, plus loose tiles (tile indices)
+    when it is formed by tiles rather than units (flowers, the winning tile)."""
+
+    units: tuple[int, ...] = ()
+    tiles: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Situation:
+    """Everything a predicate may look at besides the decomposition, fixed for one scoring run.
+
+    `counts` are the copies of the 34 playing tiles in the whole hand; `facts` holds values a
+    rule set derives once per hand (e.g. MCR's wait count), by name.
+    """
+
+    hand: Hand
+    context: WinContext
+    options: Any
+    counts: tuple[int, ...]
+    facts: dict[str, Any] = field(default_factory=dict, compare=False)
+
+
+Detect = Callable[[Decomposition, Situation], Iterable[Hit]]
+
+
+@dataclass(frozen=True)
+class Fan:
+    key: str
+    zh: str
+    en: str
+    points: int
+    detect: Detect = field(repr=False, compare=False)
+    excludes: frozenset[str] = frozenset()
+    category: str = ""  # for rule sets that group fans (Sihai's 类别); empty when unused
+    provisional: bool = False  # a definition without a primary source (flagged in results)
+    note: str = ""  # our reading of the rule, shown in the docs
+
+
+def check_fan_table(fans: Iterable[Fan]) -> None:
+    """Raise ValueError if keys repeat or an exclusion names a fan that does not exist."""
+    fans = list(fans)
+    keys = [f.key for f in fans]
+    dup = {k for k in keys if keys.count(k) > 1}
+    if dup:
+        raise ValueError(f"duplicate fan keys: {sorted(dup)}")
+    missing = {x for f in fans for x in f.excludes} - set(keys)
+    if missing:
+        raise ValueError(f"excluded fans that do not exist: {sorted(missing)}")

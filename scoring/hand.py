@@ -1,0 +1,247 @@
+"""The facts of one win: Hand (the tiles) and WinContext (how and where it was won).
+
+Glossary (used throughout the engine):
+
+- *concealed tiles* (立牌, standing tiles): the tiles in the winner's hand that were never shown,
+  without the winning tile.
+- *meld* (副露 when exposed): a chow (顺子), pung (刻子) or kong (杠) the player declared. Every meld
+  is exposed except a concealed kong (暗杠).
+- *set* (面子): a chow, pung or kong, declared or formed from concealed tiles; *pair* (雀头/将): two
+  identical tiles.  A regular winning hand is four sets and a pair.
+- *winning tile* (和牌张): the 14th tile, self-drawn or another player's discard.
+
+Invariant: `3 * len(melds) + len(concealed) == 13` (a kong counts as three), plus the winning tile.
+Constructing a Hand, Meld or WinContext validates it, so an invalid one never exists; the check
+between the two (flags against tiles) is `check_consistent`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from . import tiles as T
+from .errors import ScoringError
+
+MELD_KINDS = ("chow", "pung", "kong")
+_NUMBER_CODE = re.compile(r"^(\d+)([mps])$")
+
+
+def _playing_tile(code: str, where: str) -> int:
+    """Index of a tile that may stand in a hand; flowers are refused with their own code."""
+    i = T.index(code)
+    if T.is_flower(i):
+        raise ScoringError(
+            "flower_in_hand", f"flower {code} in {where}: flowers go in the flowers list, never in the hand"
+        )
+    return i
+
+
+@dataclass(frozen=True)
+class Meld:
+    """A declared chow, pung or kong. `claimed` optionally names the tile taken from a discard."""
+
+    kind: str
+    tiles: tuple[str, ...]
+    concealed: bool = False
+    claimed: str | None = None
+    first: int = field(init=False, repr=False, compare=False)  # lowest tile index
+
+    def __post_init__(self) -> None:
+        if self.kind not in MELD_KINDS:
+            raise ScoringError("bad_meld", f"meld kind {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
+        if self.kind == "chow":
+            for c in self.tiles:
+                m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
+                if m and not 1 <= int(m.group(1)) <= 9:
+                    raise ScoringError("bad_meld", f"chow {'-'.join(self.tiles)}: ranks run 1-9, there is no {c}")
+        idx = sorted(_playing_tile(c, f"a {self.kind}") for c in self.tiles)
+        object.__setattr__(self, "tiles", tuple(T.code(i) for i in idx))
+        object.__setattr__(self, "first", idx[0] if idx else -1)
+        shown = " ".join(self.tiles)
+        if self.kind == "chow":
+            if len(idx) != 3:
+                raise ScoringError("bad_meld", f"a chow has 3 tiles, got {len(idx)}: {shown}")
+            if T.is_honour(idx[0]) or T.is_honour(idx[2]):
+                raise ScoringError("bad_meld", f"chow of honours {shown}: only number tiles form chows")
+            if T.suit(idx[0]) != T.suit(idx[2]) or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
+                raise ScoringError("bad_meld", f"{shown} is not a chow: three consecutive ranks of one suit")
+        else:
+            size = 3 if self.kind == "pung" else 4
+            if len(idx) != size or len(set(idx)) != 1:
+                raise ScoringError("bad_meld", f"a {self.kind} is {size} identical tiles, got: {shown or 'none'}")
+        if self.concealed and self.kind != "kong":
+            raise ScoringError(
+                "bad_meld",
+                f"only a kong can be declared concealed; list a concealed {self.kind} among the concealed tiles",
+            )
+        if self.claimed is not None:
+            if self.concealed:
+                raise ScoringError("bad_meld", "a concealed kong has no claimed tile")
+            if self.claimed not in self.tiles:
+                raise ScoringError("bad_meld", f"claimed tile {self.claimed} is not in the meld {shown}")
+
+    @classmethod
+    def from_tiles(cls, codes: tuple[str, ...] | list[str], concealed: bool = False) -> Meld:
+        """A meld whose kind follows from its tiles (3 or 4 identical: pung/kong, else chow)."""
+        codes = tuple(codes)
+        if len(codes) == 4:
+            kind = "kong"
+        elif len(codes) == 3 and len(set(codes)) == 1:
+            kind = "pung"
+        elif len(codes) == 3:
+            kind = "chow"
+        else:
+            raise ScoringError("bad_meld", f"a meld has 3 or 4 tiles, got {len(codes)}: {' '.join(codes)}")
+        return cls(kind, codes, concealed)
+
+    @property
+    def exposed(self) -> bool:
+        return not self.concealed
+
+
+@dataclass(frozen=True)
+class Hand:
+    """The winner's tiles. `concealed` excludes the winning tile; it is stored sorted."""
+
+    concealed: tuple[str, ...]
+    melds: tuple[Meld, ...]
+    winning_tile: str
+    flowers: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        conc = sorted(_playing_tile(c, "the concealed tiles") for c in self.concealed)
+        win = _playing_tile(self.winning_tile, "the winning tile")
+        for m in self.melds:
+            if not isinstance(m, Meld):
+                raise TypeError("Hand.melds holds Meld objects")
+        flw = sorted(T.index(c) for c in self.flowers)
+        for i in flw:
+            if not T.is_flower(i):
+                raise ScoringError("unknown_tile", f"{T.code(i)} in the flowers list is not a flower (1f-8f)")
+        object.__setattr__(self, "concealed", tuple(T.code(i) for i in conc))
+        object.__setattr__(self, "melds", tuple(self.melds))
+        object.__setattr__(self, "flowers", tuple(T.code(i) for i in flw))
+        size = 3 * len(self.melds) + len(conc)
+        if size != 13:
+            raise ScoringError(
+                "wrong_tile_count",
+                f"{len(conc)} concealed tiles and {len(self.melds)} melds make {size + 1} tiles with the "
+                f"winning tile; a hand has 14 (each meld, kong included, counts as 3)",
+            )
+        counts = Counter(conc)
+        counts[win] += 1
+        for m in self.melds:
+            counts.update(T.INDEX[c] for c in m.tiles)
+        for i, n in counts.items():
+            if n > 4:
+                raise ScoringError("too_many_copies", f"{n} copies of {T.code(i)}: a set has only 4")
+        for i, n in Counter(flw).items():
+            if n > 1:
+                raise ScoringError("too_many_copies", f"flower {T.code(i)} appears {n} times: there is one of each")
+
+    def tile_counts(self) -> list[int]:
+        """Copies of each of the 34 playing tiles in the whole hand (melds and winning tile included)."""
+        counts = [0] * T.PLAYING_TILES
+        for c in self.concealed:
+            counts[T.INDEX[c]] += 1
+        counts[T.INDEX[self.winning_tile]] += 1
+        for m in self.melds:
+            for c in m.tiles:
+                counts[T.INDEX[c]] += 1
+        return counts
+
+    @property
+    def is_concealed(self) -> bool:
+        """No chow, pung or exposed kong was claimed (门前清); concealed kongs keep a hand concealed."""
+        return all(m.concealed for m in self.melds)
+
+
+@dataclass(frozen=True)
+class WinContext:
+    """How the hand was won. Winds are E S W N; `discarder` only for wins on a discard.
+
+    `heavenly`/`earthly`/`human` (天和/地和/人和) and `dealer` exist for rule sets that score them;
+    MCR ignores them.
+    """
+
+    self_drawn: bool = False
+    seat_wind: str = "E"
+    round_wind: str = "E"
+    last_tile: bool = False
+    kong_replacement: bool = False
+    robbing_kong: bool = False
+    last_copy: bool = False
+    discarder: str | None = None
+    dealer: str = "E"
+    heavenly: bool = False
+    earthly: bool = False
+    human: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("seat_wind", "round_wind", "dealer"):
+            _check_wind(name, getattr(self, name))
+        if self.discarder is not None:
+            _check_wind("discarder", self.discarder)
+        for name in ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "last_copy",
+                     "heavenly", "earthly", "human"):
+            if not isinstance(getattr(self, name), bool):
+                raise ScoringError("bad_json", f"{name} must be true or false")
+        bad = _flag_contradiction(self)
+        if bad:
+            raise ScoringError("contradictory_flags", bad)
+
+    @property
+    def paying_discarder(self) -> str | None:
+        """Who discarded the winning tile: the given seat, else the seat before the winner."""
+        if self.self_drawn:
+            return None
+        if self.discarder is not None:
+            return self.discarder
+        return T.WINDS[(T.WINDS.index(self.seat_wind) - 1) % 4]
+
+
+def _check_wind(name: str, value: object) -> None:
+    if not isinstance(value, str) or value not in T.WINDS or len(value) != 1:
+        raise ScoringError("bad_wind", f"{name} must be one of E, S, W, N, got {value!r}")
+
+
+def _flag_contradiction(c: WinContext) -> str | None:
+    if c.robbing_kong and c.self_drawn:
+        return "robbing a kong is a win on another player's kong tile, so it cannot be self-drawn"
+    if c.kong_replacement and not c.self_drawn:
+        return "a kong replacement tile is drawn from the wall, so the win must be self-drawn"
+    if c.robbing_kong and c.last_tile:
+        return "no kong can be declared on the last tile of the wall, so it cannot be robbed"
+    if c.discarder is not None and c.self_drawn:
+        return "a self-drawn win has no discarder"
+    if c.discarder == c.seat_wind:
+        return "the winner cannot win on their own discard"
+    if c.heavenly + c.earthly + c.human > 1:
+        return "heavenly, earthly and human hands exclude each other"
+    if c.heavenly and not (c.self_drawn and c.seat_wind == c.dealer):
+        return "a heavenly hand is the dealer's self-drawn win on the deal"
+    if c.earthly and not (c.self_drawn and c.seat_wind != c.dealer):
+        return "an earthly hand is a non-dealer's self-drawn win on the first draw"
+    if c.human and (c.self_drawn or c.seat_wind == c.dealer):
+        return "a human hand is a non-dealer's win on a discard in the first go-around"
+    return None
+
+
+def check_consistent(hand: Hand, ctx: WinContext) -> None:
+    """Flags that contradict the tiles raise ScoringError(contradictory_flags)."""
+    win = hand.winning_tile
+    others_held = sum(c == win for c in hand.concealed)
+    if ctx.robbing_kong and (others_held or any(win in m.tiles for m in hand.melds)):
+        raise ScoringError(
+            "contradictory_flags",
+            f"robbing a kong of {win}: the other three copies are in the kong, yet the hand holds another {win}",
+        )
+    if ctx.last_copy and others_held:
+        raise ScoringError(
+            "contradictory_flags",
+            f"last copy of {win}: three copies must be visible on the table, yet the hand hides another {win}",
+        )
+    if (ctx.heavenly or ctx.earthly or ctx.human) and hand.melds:
+        raise ScoringError("contradictory_flags", "heavenly, earthly and human hands have no melds")

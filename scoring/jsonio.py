@@ -1,0 +1,102 @@
+"""The JSON hand schema, read strictly (unknown keys and wrong types are errors, not ignored).
+
+    {"concealed": ["1m", ...],                 # without the winning tile
+     "melds": [{"kind": "chow"|"pung"|"kong", "tiles": [...], "concealed": false,
+                "claimed": "3m"}],             # concealed: true only for a concealed kong;
+                                               # claimed (optional): the tile taken
+     "winning_tile": "9s", "self_drawn": false, "seat_wind": "E", "round_wind": "E",
+     "flowers": ["1f"], "last_tile": false, "kong_replacement": false, "robbing_kong": false,
+     "last_copy": false, "discarder": "N",      # discarder: discard wins only; default the seat before
+     "dealer": "E", "heavenly": false, "earthly": false, "human": false}
+
+Only `concealed` and `winning_tile` are required; everything else has the default shown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import ScoringError
+from .hand import Hand, Meld, WinContext
+
+_CONTEXT_KEYS = {
+    "self_drawn": bool, "seat_wind": str, "round_wind": str, "last_tile": bool,
+    "kong_replacement": bool, "robbing_kong": bool, "last_copy": bool, "discarder": str,
+    "dealer": str, "heavenly": bool, "earthly": bool, "human": bool,
+}
+_HAND_KEYS = {"concealed", "melds", "winning_tile", "flowers"}
+_MELD_KEYS = {"kind", "tiles", "concealed", "claimed"}
+
+
+def _tile_list(obj: dict, key: str) -> list[str]:
+    value = obj.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+        raise ScoringError("bad_json", f"{key!r} must be a list of tile codes such as \"1m\"")
+    return value
+
+
+def _meld(obj: Any, n: int) -> Meld:
+    if not isinstance(obj, dict):
+        raise ScoringError("bad_json", f"meld {n} must be an object with kind and tiles")
+    extra = set(obj) - _MELD_KEYS
+    if extra:
+        raise ScoringError("bad_json", f"meld {n}: unknown key(s) {', '.join(sorted(extra))}")
+    if "kind" not in obj or "tiles" not in obj:
+        raise ScoringError("bad_json", f"meld {n} needs \"kind\" and \"tiles\"")
+    concealed = obj.get("concealed", False)
+    claimed = obj.get("claimed")
+    if not isinstance(concealed, bool) or not (claimed is None or isinstance(claimed, str)):
+        raise ScoringError("bad_json", f"meld {n}: concealed is true/false, claimed a tile code")
+    if not isinstance(obj["kind"], str):
+        raise ScoringError("bad_json", f"meld {n}: kind is a string")
+    return Meld(obj["kind"], tuple(_tile_list(obj, "tiles")), concealed, claimed)
+
+
+def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
+    """Read a JSON hand (already parsed into a dict); raises ScoringError on any problem."""
+    if not isinstance(obj, dict):
+        raise ScoringError("bad_json", "a hand is a JSON object")
+    extra = set(obj) - _HAND_KEYS - set(_CONTEXT_KEYS)
+    if extra:
+        raise ScoringError("bad_json", f"unknown key(s) {', '.join(sorted(extra))}")
+    for key in ("concealed", "winning_tile"):
+        if key not in obj:
+            raise ScoringError("bad_json", f"missing {key!r}")
+    if not isinstance(obj["winning_tile"], str):
+        raise ScoringError("bad_json", "winning_tile is one tile code such as \"5p\"")
+    melds = obj.get("melds", [])
+    if not isinstance(melds, list):
+        raise ScoringError("bad_json", "melds is a list")
+    ctx_args = {}
+    for key, typ in _CONTEXT_KEYS.items():
+        if key in obj and not (key == "discarder" and obj[key] is None):
+            if not isinstance(obj[key], typ):
+                raise ScoringError("bad_json", f"{key} must be {'true or false' if typ is bool else 'a string'}")
+            ctx_args[key] = obj[key]
+    ctx = WinContext(**ctx_args)
+    hand = Hand(
+        tuple(_tile_list(obj, "concealed")),
+        tuple(_meld(m, n) for n, m in enumerate(melds)),
+        obj["winning_tile"],
+        tuple(_tile_list(obj, "flowers")),
+    )
+    return hand, ctx
+
+
+def hand_to_json(hand: Hand, ctx: WinContext) -> dict[str, Any]:
+    """The JSON hand for (hand, ctx); context fields at their defaults are left out."""
+    out: dict[str, Any] = {
+        "concealed": list(hand.concealed),
+        "melds": [
+            {"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed}
+            | ({"claimed": m.claimed} if m.claimed else {})
+            for m in hand.melds
+        ],
+        "winning_tile": hand.winning_tile,
+        "flowers": list(hand.flowers),
+    }
+    default = WinContext()
+    for key in _CONTEXT_KEYS:
+        if getattr(ctx, key) != getattr(default, key):
+            out[key] = getattr(ctx, key)
+    return out

@@ -1,0 +1,95 @@
+"""The result of scoring one hand, the same shape for every rule set.
+
+JSON form (`Result.to_json()`):
+
+    {"ok": true, "rules": "mcr", "winning": true, "reason": null,
+     "fans": [{"key": "full_flush", "zh": "清一色", "en": "Full Flush", "points": 24, "count": 1,
+               "tiles": ["1m", ...], "groups": [["1m", "2m", "3m"], ...], "provisional": true?}],
+     "breakdown": {...rule-set specific...}, "total": 32, "flowers": 1, "minimum_met": true,
+     "payments": {"E": 120, "S": -40, "W": -40, "N": -40}}
+
+`reason` is null for a scoring win, "not_winning" when the tiles form no winning shape, and
+"below_minimum" when they do but the rule set's minimum (MCR: 8 fan without flowers) is not met.
+`tiles` lists every tile used by the fan's occurrences, `groups` one list per occurrence.
+`provisional` appears only on fans whose definition has no primary source.  `payments` holds one
+signed amount per seat and sums to zero (all zero when the hand does not score).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+NOT_WINNING = "not_winning"
+BELOW_MINIMUM = "below_minimum"
+REASONS = (NOT_WINNING, BELOW_MINIMUM)
+NO_PAYMENTS = {"E": 0, "S": 0, "W": 0, "N": 0}
+
+
+@dataclass(frozen=True)
+class FanScore:
+    """A fan as it counts in one result: `count` occurrences, each a group of tiles."""
+
+    key: str
+    zh: str
+    en: str
+    points: int
+    count: int
+    groups: tuple[tuple[str, ...], ...]
+    provisional: bool = False
+
+    @property
+    def tiles(self) -> tuple[str, ...]:
+        return tuple(c for g in self.groups for c in g)
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "key": self.key,
+            "zh": self.zh,
+            "en": self.en,
+            "points": self.points,
+            "count": self.count,
+            "tiles": list(self.tiles),
+            "groups": [list(g) for g in self.groups],
+        }
+        if self.provisional:
+            out["provisional"] = True
+        return out
+
+
+@dataclass(frozen=True)
+class Result:
+    rules: str
+    winning: bool
+    reason: str | None
+    fans: tuple[FanScore, ...]
+    total: int
+    flowers: int
+    minimum_met: bool
+    payments: dict[str, int] = field(default_factory=lambda: dict(NO_PAYMENTS))
+    breakdown: dict[str, Any] = field(default_factory=dict)
+    sets: tuple[tuple[str, ...], ...] = ()  # the chosen reading of the hand, one tuple per unit
+
+    def __post_init__(self) -> None:
+        if self.reason is not None and self.reason not in REASONS:
+            raise ValueError(f"unknown reason {self.reason!r}")
+        if sum(self.payments.values()) != 0:
+            raise ValueError(f"payments do not sum to zero: {self.payments}")
+
+    def fan(self, key: str) -> FanScore | None:
+        return next((f for f in self.fans if f.key == key), None)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": True,
+            "rules": self.rules,
+            "winning": self.winning,
+            "reason": self.reason,
+            "fans": [f.to_json() for f in self.fans],
+            "breakdown": self.breakdown,
+            "total": self.total,
+            "flowers": self.flowers,
+            "minimum_met": self.minimum_met,
+            "payments": dict(self.payments),
+            "sets": [list(s) for s in self.sets],
+        }

@@ -1,0 +1,112 @@
+"""Rule-set registry and the contract every rule set follows.
+
+Adding a rule set = adding one package ``scoring/rules/<name>/`` (plus its tests); nothing in the
+core changes.  The registry discovers packages in this folder by name.
+
+Contract for ``scoring/rules/<name>/__init__.py``
+-------------------------------------------------
+It defines ``RULESET = RuleSet(...)`` with:
+
+- ``name``: the package name (``"mcr"``, ``"sihai"``, ``"shanghai"``), used by ``--rules`` and in
+  results as ``"rules"``.
+- ``title``: a human title, e.g. ``"Chinese Official (MCR, 国标)"``.
+- ``options_type``: a *frozen* dataclass whose fields all have defaults (bool, int, float or str).
+  Its defaults are the rule set's standard rules; each field's docstring/comment says what it
+  switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys or values
+  of the wrong type with ``ScoringError("bad_option")``.
+- ``fans``: the tuple of ``scoring.fans.Fan`` records, each defined once with its zh/en names,
+  points, exclusions and its predicate ``detect(decomposition, situation) -> Iterable[Hit]``.
+  ``scoring.fans.check_fan_table`` must accept it (tests call it for every registered rule set).
+- ``evaluate(hand, context, options) -> scoring.result.Result``: score a *validated* hand.  Use
+  ``scoring.decompose.decompositions(hand)`` for the readings (an empty list means the result is
+  ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
+  fill ``fans`` with provenance (FanScore.groups from the Hits), ``total``, ``minimum_met``
+  (the rule set's threshold; ``reason="below_minimum"`` when it fails), ``flowers`` (count),
+  ``payments`` for all four seats (E, S, W, N) summing to zero, and a rule-set specific
+  ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
+  that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
+
+The core already validated: tile codes, copies, tile count, meld shapes, flowers, winds and the
+flags against each other and the tiles (``scoring.hand``).  ``WinContext`` carries ``dealer`` and
+``heavenly``/``earthly``/``human`` for rule sets that need them.  ``RuleSet.score`` adds caching:
+Hand, WinContext and options are immutable and hashable, so repeated hands cost a dict lookup.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from ..errors import ScoringError
+from ..fans import Fan
+from ..hand import Hand, WinContext, check_consistent
+from ..result import Result
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str
+    title: str
+    options_type: type
+    fans: tuple[Fan, ...]
+    evaluate: Callable[[Hand, WinContext, Any], Result] = field(repr=False)
+
+    def __post_init__(self) -> None:
+        if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:
+            raise TypeError(f"{self.name}: options_type must be a frozen dataclass")
+        # One cache per rule set; keys are (hand, context, options), all hashable.
+        object.__setattr__(self, "_cached", lru_cache(maxsize=16384)(self._score_uncached))
+
+    def make_options(self, values: dict | Any | None = None) -> Any:
+        """Options from None (defaults), an options instance, or a dict of field values."""
+        if values is None:
+            return self.options_type()
+        if isinstance(values, self.options_type):
+            return values
+        if not isinstance(values, dict):
+            raise ScoringError("bad_option", f"options for {self.name} must be a JSON object")
+        known = {f.name: f for f in dataclasses.fields(self.options_type)}
+        defaults = self.options_type()
+        for key, value in values.items():
+            if key not in known:
+                raise ScoringError(
+                    "bad_option", f"unknown {self.name} option {key!r}; known: {', '.join(sorted(known))}"
+                )
+            expected = type(getattr(defaults, key))
+            ok = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
+            if expected is float and isinstance(value, int) and not isinstance(value, bool):
+                ok = True
+            if not ok:
+                raise ScoringError(
+                    "bad_option", f"{self.name} option {key!r} takes a {expected.__name__}, got {value!r}"
+                )
+        try:
+            return self.options_type(**values)
+        except ValueError as e:  # an options type may check its own values
+            raise ScoringError("bad_option", str(e)) from None
+
+    def score(self, hand: Hand, context: WinContext, options: Any = None) -> Result:
+        return self._cached(hand, context, self.make_options(options))  # type: ignore[attr-defined]
+
+    def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
+        check_consistent(hand, context)
+        return self.evaluate(hand, context, options)
+
+
+def available_rulesets() -> list[str]:
+    """Names of the rule-set packages in this folder."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
+
+
+@lru_cache(maxsize=None)
+def get_ruleset(name: str) -> RuleSet:
+    if not isinstance(name, str) or name not in available_rulesets():
+        raise ScoringError(
+            "unknown_rules", f"unknown rule set {name!r}; available: {', '.join(available_rulesets())}"
+        )
+    return importlib.import_module(f"{__name__}.{name}").RULESET

@@ -1,0 +1,169 @@
+"""Core of the scoring engine: validation errors, notation, decomposition, waits, stdlib-only."""
+
+from __future__ import annotations
+
+import ast
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import scoring
+from scoring.decompose import decompositions, waits
+from scoring.hand import Hand, Meld, WinContext, check_consistent
+
+REPO = Path(__file__).resolve().parents[1]
+TESTDATA = REPO.parent / "shared" / "testdata"
+
+
+def _error(fn, *args) -> str:
+    with pytest.raises(scoring.ScoringError) as info:
+        fn(*args)
+    assert info.value.message
+    return info.value.code
+
+
+BASE = {"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 5p".split(), "winning_tile": "5p"}
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        ({"concealed": "1m 1m 1m 1m 2m 3m 4m 5m 6m 7m 8m 9m 5p".split(), "winning_tile": "1m"}, "too_many_copies"),
+        ({"concealed": "1m 2m 3m 4m 5m 6m 7m 8m 9m 1p 2p 3p 5p 6p".split()}, "wrong_tile_count"),
+        ({"concealed": BASE["concealed"][3:], "melds": [{"kind": "chow", "tiles": ["1z", "2z", "3z"]}]}, "bad_meld"),
+        ({"concealed": BASE["concealed"][3:], "melds": [{"kind": "chow", "tiles": ["8m", "9m", "10m"]}]}, "bad_meld"),
+        ({"concealed": BASE["concealed"][3:], "melds": [{"kind": "kong", "tiles": ["1m", "1m", "1m"]}]}, "bad_meld"),
+        ({"concealed": BASE["concealed"][3:], "melds": [{"kind": "pung", "tiles": ["1m", "1m", "2m"]}]}, "bad_meld"),
+        ({"concealed": ["1f", *BASE["concealed"][1:]]}, "flower_in_hand"),
+        ({"winning_tile": "3f"}, "flower_in_hand"),
+        ({"self_drawn": True, "robbing_kong": True}, "contradictory_flags"),
+        ({"kong_replacement": True}, "contradictory_flags"),
+        ({"self_drawn": True, "discarder": "S"}, "contradictory_flags"),
+        ({"concealed": ["0m", *BASE["concealed"][1:]]}, "unknown_tile"),
+        ({"winning_tile": "5x"}, "unknown_tile"),
+        ({"flowers": ["1m"]}, "unknown_tile"),
+        ({"flowers": ["1f", "1f"]}, "too_many_copies"),
+        ({"seat_wind": "Q"}, "bad_wind"),
+        ({"self_drawn": "yes"}, "bad_json"),
+        ({"colour": "red"}, "bad_json"),
+        ({"melds": "none"}, "bad_json"),
+    ],
+)
+def test_malformed_json_hand_gives_error_code(change, code):
+    assert _error(scoring.hand_from_json, BASE | change) == code
+
+
+def test_flags_contradicting_tiles():
+    hand, ctx = scoring.parse_notation("123m456m789m1p555p+5p | rob")
+    assert _error(check_consistent, hand, ctx) == "contradictory_flags"
+    hand, ctx = scoring.parse_notation("123m456m789m23p55p+1p | lastcopy")
+    check_consistent(hand, ctx)  # no other concealed 1p: fine
+    # a single wait can never be on the last copy: the hand holds the partner (seed 001)
+    hand, ctx = scoring.parse_notation("123m456m789m1p555p+1p | lastcopy")
+    assert _error(check_consistent, hand, ctx) == "contradictory_flags"
+
+
+def test_score_json_never_raises():
+    for bad in [None, [], "x", {"concealed": 5}, BASE | {"winning_tile": 5}, {"melds": [1]}]:
+        out = scoring.score_json(bad)
+        assert out["ok"] is False and out["error"]["code"] == "bad_json"
+    out = scoring.score_json(BASE, rules="nope")
+    assert out["error"]["code"] == "unknown_rules"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "123m456p78s11z [555z] +9s",
+        "19m19p19s1234567z +1z | self seat=S round=W",
+        "1122m [234p] [5555s] {7777z} +1m 1f2f5f | self kong dealer=S",
+        "12345678m99m [123s] +9m | last from=W seat=N",
+        "147m258p369s2345s +5s | lastcopy",
+    ],
+)
+def test_notation_round_trip(text):
+    hand, ctx = scoring.parse_notation(text)
+    again = scoring.parse_notation(scoring.to_notation(hand, ctx))
+    assert again == (hand, ctx)
+    assert scoring.hand_from_json(json.loads(json.dumps(scoring.hand_to_json(hand, ctx)))) == (hand, ctx)
+
+
+def test_notation_reads_honour_letters_and_flowers():
+    hand, ctx = scoring.parse_notation("EEE SS PPP FF C 1m2m +C 18f | self seat=N")
+    assert hand.concealed == ("1m", "2m", "1z", "1z", "1z", "2z", "2z", "5z", "5z", "5z", "6z", "6z", "7z")
+    assert hand.winning_tile == "7z" and hand.flowers == ("1f", "8f")
+    assert ctx == WinContext(self_drawn=True, seat_wind="N")
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("123m +", "bad_notation"),
+        ("123m456p789s11z [555z +3m", "bad_notation"),
+        ("123m456p789s11z [555z] +3m +4m", "bad_notation"),
+        ("123m456p789s11z [555z] 3m", "bad_notation"),
+        ("123m456p789s11z [555z] +3m | fast", "bad_notation"),
+        ("123m456p789s11z {555z} +3m", "bad_meld"),
+        ("123m456p789s11z [5f55z] +3m", "flower_in_hand"),
+        ("123m456p789s11x [555z] +3m", "unknown_tile"),
+        ("123m456p789s11z ? +3m", "bad_notation"),
+    ],
+)
+def test_bad_notation(text, code):
+    assert _error(scoring.parse_notation, text) == code
+
+
+def _forms(text: str) -> list[str]:
+    return sorted({d.form for d in decompositions(scoring.parse_notation(text)[0])})
+
+
+def test_decomposition_forms():
+    assert _forms("19m19p19s1234567z +1z") == ["thirteen_orphans"]
+    assert _forms("147m258p369s1234z +5z") == ["honours_knitted"]
+    assert _forms("147m258p369s2345s +5s") == ["knitted_straight"]
+    assert _forms("1122334455667m +7m") == ["regular", "seven_pairs"]
+    assert _forms("1111m2233p5566s7z +7z") == ["seven_pairs"]  # four identical tiles = two pairs
+    assert _forms("1234m456p789s111z +5z") == []
+
+
+def test_winning_tile_placements_are_separate_decompositions():
+    hand, _ = scoring.parse_notation("333444555m345s5p +5p")
+    # three pungs or three chows; the 5p is the pair in both
+    assert len(decompositions(hand)) == 2
+    hand, _ = scoring.parse_notation("11123m456p789s55z +1m")
+    kinds = sorted(d.units[d.winning_unit].kind for d in decompositions(hand))
+    assert kinds == ["chow", "pung"]
+
+
+def test_gb_mahjong_waits():
+    lines = (TESTDATA / "gb-mahjong-waits.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 20
+    for line in lines:
+        case = json.loads(line)
+        melds = tuple(Meld(m["kind"], tuple(m["tiles"]), m["concealed"]) for m in case["hand"]["melds"])
+        assert waits(tuple(case["hand"]["concealed"]), melds) == case["waits"], case["source"]
+
+
+def test_scoring_imports_only_the_standard_library():
+    for path in (REPO / "scoring").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            else:
+                continue
+            for name in names:
+                top = name.split(".")[0]
+                assert top == "scoring" or top in sys.stdlib_module_names, f"{path}: imports {name}"
+
+
+def test_hand_is_normalised_and_hashable():
+    a = Hand(("3m", "1m", "2m", *["5p"] * 3, *"1s 2s 3s 7s 8s 9s 9p".split()), (), "9p")
+    b = Hand(tuple(sorted(a.concealed, reverse=True)), (), "9p")
+    assert a == b and hash(a) == hash(b)
+    assert a.is_concealed
+    assert not Hand(a.concealed[3:], (Meld("chow", ("1m", "2m", "3m")),), "9p").is_concealed
