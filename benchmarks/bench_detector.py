@@ -1,0 +1,266 @@
+"""Our tile detector against the `mahjong-detector` peer (PyPI, MIT), same images, one run.
+
+    python benchmarks/bench_detector.py [--model models/mjlens-tiles.onnx]
+        [--scenes NAME=IMAGES_DIR ...] [--limit 100] [--annotate-dir DIR]
+
+Sets:
+  * scene sets (YOLO layout, labels beside images under labels/): mAP50 over tile codes.
+    Ours is reported on all our tile codes and on the 34 codes the peer knows; the peer
+    only on those 34 (it has no flowers, no face-down class, no meld boxes).
+  * the real crops held out of training (datasets/mjsynth/art.py: is_held_out_crop):
+    one tile per image, so classification accuracy of the most confident tile box.
+Latency is the whole per-image path (decode, pre-process, inference, NMS) for each
+detector on the same images, reported as p50 ours / p50 peer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+from tqdm import tqdm
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "datasets"))
+
+from datasets.init_from_peer import PEER_TO_OURS  # noqa: E402
+from vision.detections import CLASS_NAMES, GROUP_CLASSES, TILE_CODES  # noqa: E402
+from vision.detector import DEFAULT_MODEL, Detector  # noqa: E402
+
+SHARED_CODES = frozenset(PEER_TO_OURS.values())
+EVAL_CONF = 0.05  # low threshold so the precision/recall curve is complete for mAP
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+# Crops are centred on a table-coloured canvas 2*margin+1 times their size, so a tile is
+# about as large in the frame as in a photo of a hand (both detectors miss frame-filling tiles).
+CROP_MARGIN = 2.5
+TABLE_COLOUR = (40, 100, 60)
+
+
+@dataclass(frozen=True)
+class Box:
+    code: str
+    xyxy: tuple[float, float, float, float]
+    confidence: float = 1.0
+
+
+@dataclass
+class Run:
+    """Per-image predictions and timings of one detector on one set."""
+
+    predictions: list[list[Box]] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+
+
+class Ours:
+    name = "ours"
+
+    def __init__(self, model: Path):
+        self.detector = Detector(model, conf_threshold=EVAL_CONF)
+
+    def __call__(self, image: Path | Image.Image) -> list[Box]:
+        source = np.asarray(image) if isinstance(image, Image.Image) else image
+        return [Box(d.code, d.box, d.confidence) for d in self.detector.detect(source)]
+
+
+class Peer:
+    """`mahjong-detector` through its own pre-processing, session and post-processing.
+
+    Its public `detect_tiles` keeps only names at confidence 0.5; we call the same steps
+    with our evaluation threshold to get boxes and scores.
+    """
+
+    name = "peer"
+
+    def __init__(self):
+        import importlib
+
+        from mahjong_detector.preprocess import preprocess_image
+
+        # the package's __init__ rebinds the name `predict` to a function; get the module
+        peer_predict = importlib.import_module("mahjong_detector.predict")
+
+        self.predict = peer_predict
+        self.preprocess = preprocess_image
+        self.session = peer_predict.get_inference_session()
+        self.input_name = self.session.get_inputs()[0].name
+        self.codes = [PEER_TO_OURS[n] for n in peer_predict.CLASS_NAMES]
+
+    def __call__(self, image: Path | Image.Image) -> list[Box]:
+        img = Image.open(image) if isinstance(image, Path) else image
+        padded, padding = self.preprocess(img)
+        raw = self.session.run(None, {self.input_name: self.predict.create_input_tensor(padded)})[0][0]
+        found = self.predict.postprocess(raw, padding, len(self.codes), conf_threshold=EVAL_CONF)
+        return [Box(self.codes[d.class_id], (d.x1, d.y1, d.x2, d.y2), d.confidence) for d in found]
+
+
+def timed_run(detector, images: list, label: str) -> Run:
+    run = Run()
+    detector(images[0])  # warm-up: session creation and first-call allocations
+    for image in tqdm(images, desc=f"{label} {detector.name}", leave=False):
+        start = time.perf_counter()
+        boxes = detector(image)
+        run.seconds.append(time.perf_counter() - start)
+        run.predictions.append(boxes)
+    return run
+
+
+# --- scene sets: mAP50 ------------------------------------------------------------------
+
+def load_scene_set(images_dir: Path, limit: int) -> tuple[list[Path], list[list[Box]]]:
+    images = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)[:limit]
+    truths = []
+    for path in images:
+        label_file = Path(str(path.parent).replace("/images", "/labels")) / f"{path.stem}.txt"
+        width, height = Image.open(path).size
+        boxes = []
+        for line in label_file.read_text().splitlines() if label_file.exists() else []:
+            cls, cx, cy, w, h = line.split()[:5]
+            cx, cy, w, h = float(cx) * width, float(cy) * height, float(w) * width, float(h) * height
+            boxes.append(Box(CLASS_NAMES[int(cls)], (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)))
+        truths.append(boxes)
+    return images, truths
+
+
+def iou(a: tuple, b: np.ndarray) -> np.ndarray:
+    inter_w = (np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0])).clip(0)
+    inter_h = (np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1])).clip(0)
+    inter = inter_w * inter_h
+    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])  # noqa: E731
+    return inter / np.maximum(area(np.asarray(a)) + area(b) - inter, 1e-9)
+
+
+def average_precision(code: str, predictions: list[list[Box]], truths: list[list[Box]]) -> float | None:
+    """All-point interpolated AP at IoU 0.5 for one class; None if the class never occurs."""
+    gt = [np.array([b.xyxy for b in t if b.code == code]).reshape(-1, 4) for t in truths]
+    total = sum(len(g) for g in gt)
+    if total == 0:
+        return None
+    found = sorted(
+        ((b.confidence, i, b.xyxy) for i, p in enumerate(predictions) for b in p if b.code == code),
+        key=lambda x: -x[0],
+    )
+    used = [np.zeros(len(g), bool) for g in gt]
+    hits = []
+    for _, i, xyxy in found:
+        hit = False
+        if len(gt[i]):
+            overlaps = iou(xyxy, gt[i])
+            overlaps[used[i]] = 0
+            best = int(overlaps.argmax())
+            if overlaps[best] >= 0.5:
+                used[i][best] = hit = True
+        hits.append(hit)
+    if not hits:
+        return 0.0
+    tp = np.cumsum(hits)
+    recall = np.concatenate([[0], tp / total, [1]])
+    precision = np.concatenate([[1], tp / np.arange(1, len(tp) + 1), [0]])
+    precision = np.maximum.accumulate(precision[::-1])[::-1]
+    return float(np.sum((recall[1:] - recall[:-1]) * precision[1:]))
+
+
+def mean_ap(codes, predictions, truths) -> tuple[float, dict[str, float]]:
+    per_class = {c: ap for c in codes if (ap := average_precision(c, predictions, truths)) is not None}
+    return (float(np.mean(list(per_class.values()))) if per_class else float("nan")), per_class
+
+
+# --- real crops: accuracy ---------------------------------------------------------------
+
+def crop_scene(path: Path) -> Image.Image:
+    """The crop centred on a table-coloured canvas, like a close-up photo of one tile."""
+    crop = Image.open(path).convert("RGB")
+    margin = round(CROP_MARGIN * max(crop.size))
+    canvas = Image.new("RGB", (crop.width + 2 * margin, crop.height + 2 * margin), TABLE_COLOUR)
+    canvas.paste(crop, (margin, margin))
+    return canvas
+
+
+def top_tile(boxes: list[Box]) -> str | None:
+    tiles = [b for b in boxes if b.code not in GROUP_CLASSES]
+    return max(tiles, key=lambda b: b.confidence).code if tiles else None
+
+
+def accuracy(predicted: list[str | None], truth: list[str], codes: frozenset[str]) -> tuple[float, int]:
+    pairs = [(p, t) for p, t in zip(predicted, truth) if t in codes]
+    return (sum(p == t for p, t in pairs) / len(pairs) if pairs else float("nan")), len(pairs)
+
+
+# --- main -------------------------------------------------------------------------------
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--scenes", action="append", default=[], metavar="NAME=IMAGES_DIR",
+                        help="a YOLO image folder to score (repeatable)")
+    parser.add_argument("--limit", type=int, default=100, help="images per scene set")
+    parser.add_argument("--no-crops", action="store_true", help="skip the held-out real crops")
+    parser.add_argument("--annotate-dir", type=Path, help="also write annotated real table photos here")
+    parser.add_argument("--photos", type=Path, default=REPO.parent / "shared" / "data" / "table-photos" / "camerash-raw")
+    parser.add_argument("--per-class", action="store_true", help="print per-class AP of ours")
+    args = parser.parse_args(argv)
+
+    ours, peer = Ours(args.model), Peer()
+    our_tiles = frozenset((*TILE_CODES, "back"))
+    seconds = {"ours": [], "peer": []}
+    rows = []
+    for spec in args.scenes:
+        name, _, folder = spec.partition("=")
+        images, truths = load_scene_set(Path(folder), args.limit)
+        runs = {d.name: timed_run(d, images, name) for d in (ours, peer)}
+        for key, run in runs.items():
+            seconds[key] += run.seconds
+        ours_all, per_class = mean_ap(our_tiles, runs["ours"].predictions, truths)
+        ours_shared, _ = mean_ap(SHARED_CODES, runs["ours"].predictions, truths)
+        peer_shared, _ = mean_ap(SHARED_CODES, runs["peer"].predictions, truths)
+        groups, _ = mean_ap(GROUP_CLASSES, runs["ours"].predictions, truths)
+        rows.append((f"{name} ({len(images)} images) mAP50", ours_all, ours_shared, peer_shared))
+        if not np.isnan(groups):
+            rows.append((f"{name} meld/kong boxes mAP50", groups, float("nan"), float("nan")))
+        if args.per_class:
+            print(f"{name} per-class AP50 (ours): " + ", ".join(f"{c} {v:.2f}" for c, v in sorted(per_class.items())))
+
+    if not args.no_crops:
+        from mjsynth.art import camerash_crops
+
+        crops = [c for c in camerash_crops() if c.held_out]
+        images = [crop_scene(c.path) for c in crops]
+        truth = [c.code for c in crops]
+        runs = {d.name: timed_run(d, images, "crops") for d in (ours, peer)}
+        for key, run in runs.items():
+            seconds[key] += run.seconds
+        predicted = {k: [top_tile(p) for p in r.predictions] for k, r in runs.items()}
+        ours_all, n_all = accuracy(predicted["ours"], truth, frozenset(TILE_CODES))
+        ours_shared, n_shared = accuracy(predicted["ours"], truth, SHARED_CODES)
+        peer_shared, _ = accuracy(predicted["peer"], truth, SHARED_CODES)
+        rows.append((f"held-out real crops accuracy ({n_all} / {n_shared} shared)", ours_all, ours_shared, peer_shared))
+
+    print(f"\n{'set':<52} {'ours(all)':>9} {'ours(34)':>9} {'peer(34)':>9}")
+    fmt = lambda v: "-" if np.isnan(v) else f"{v:.3f}"  # noqa: E731
+    for label, a, b, c in rows:
+        print(f"{label:<52} {fmt(a):>9} {fmt(b):>9} {fmt(c):>9}")
+    if seconds["ours"]:
+        p50_ours, p50_peer = statistics.median(seconds["ours"]), statistics.median(seconds["peer"])
+        print(f"latency p50: ours {p50_ours * 1e3:.1f} ms, peer {p50_peer * 1e3:.1f} ms, "
+              f"ratio ours/peer {p50_ours / p50_peer:.2f} over {len(seconds['ours'])} images")
+
+    if args.annotate_dir:
+        from vision.detect_cli import annotate
+
+        args.annotate_dir.mkdir(parents=True, exist_ok=True)
+        detector = Detector(args.model)
+        photos = sorted(p for p in args.photos.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+        for photo in tqdm(photos, desc="annotating photos", leave=False):
+            annotate(photo, detector.detect(photo), args.annotate_dir / f"{photo.stem}.png")
+        print(f"annotated {len(photos)} photos in {args.annotate_dir}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
