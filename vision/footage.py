@@ -140,7 +140,7 @@ def iter_frames(path: str | Path, every: float, errors: list[dict]) -> Iterator[
     capture = cv2.VideoCapture(str(path))
     try:
         if not capture.isOpened():
-            errors.append({"code": "unreadable_video", "message": f"{path}: not a video OpenCV can open"})
+            errors.append({"code": "unreadable_video", "message": f"{path}: cannot be opened: not a video, or damaged or cut short"})
             return
         fps = capture.get(cv2.CAP_PROP_FPS)
         announced = int(capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0)
@@ -188,31 +188,37 @@ def video_duration(path: str | Path) -> float | None:
         capture.release()
 
 
+def reading_from_photo(time: float, index: int, photo: dict, min_confidence: float, payload: Any = None) -> Reading:
+    """A sample's Reading from the photo pipeline's JSON result (`PhotoResult.to_json()`).
+
+    Anything short of a complete winning hand read with enough confidence is "no hand". A
+    complete hand below the rule set's minimum still counts: it was shown as a win, and the
+    timeline's score says why it does not pay.
+    """
+    score = photo.get("score") or {}
+    complete = bool(score.get("ok") and score.get("winning")) and photo["confidence"] >= min_confidence
+    return Reading(time=time, hand=photo["hand"] if complete else None, score=score if complete else None,
+                   confidence=float(photo["confidence"]), frame_index=index, payload=payload)
+
+
 def read_frame(frame, settings: FootageSettings, time: float, index: int) -> Reading:
-    """Run the photo pipeline on one frame; anything short of a complete winning hand is 'no hand'."""
-    from vision.photo_errors import PhotoError
+    """Run the photo pipeline on one BGR video frame."""
+    import numpy as np
+
     from vision.pipeline import read_photo
 
-    try:
-        result = read_photo(frame, rules=settings.rules, context=settings.context)
-    except PhotoError:  # no tiles, several hands, ...: nothing scoreable in this frame
-        return Reading(time=time, hand=None, score=None, confidence=0.0, frame_index=index)
-    data = result.to_json()
-    score = data.get("score") or {}
-    complete = bool(score.get("ok") and score.get("winning")) and data["confidence"] >= settings.min_confidence
-    return Reading(time=time, hand=data["hand"] if complete else None, score=score if complete else None,
-                   confidence=float(data["confidence"]), frame_index=index, payload=(frame, result))
+    rgb = np.ascontiguousarray(frame[:, :, ::-1])
+    result = read_photo(rgb, rules=settings.rules, context=settings.context)
+    return reading_from_photo(time, index, result.to_json(), settings.min_confidence, payload=(rgb, result))
 
 
 def _save_annotated(frames_dir: Path, video: str, reading: Reading) -> str:
-    import cv2
-
     from vision.annotate import annotate
 
-    frame, result = reading.payload
+    rgb, result = reading.payload
     frames_dir.mkdir(parents=True, exist_ok=True)
     out = frames_dir / f"{Path(video).stem}_{reading.time:09.3f}s.jpg"
-    cv2.imwrite(str(out), annotate(frame, result))
+    annotate(rgb, result).convert("RGB").save(out, quality=90)
     return str(out)
 
 
@@ -247,11 +253,17 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
     bar = tqdm(total=total, desc=Path(video).name, unit="sample", disable=not progress, leave=True)
 
     def readings() -> Iterator[Reading]:
+        from vision.photo_errors import PhotoError
+
         for time, index, frame in iter_frames(path, settings.every, errors):
             counted["samples"] += 1
             counted["last_time"] = time
             bar.update(1)
-            yield read_frame(frame, settings, time, index)
+            try:
+                yield read_frame(frame, settings, time, index)
+            except PhotoError as exc:  # frames the pipeline refuses (too small, bad options): stop here
+                errors.append({"code": exc.code, "message": f"{video}: at {time:.2f} s: {exc.message}"})
+                return
 
     try:
         events = events_from_readings(video, readings(), settings,

@@ -79,6 +79,10 @@ class _WorkPool:
         self._pending = 0
         self._lock = threading.Lock()
 
+    @property
+    def pending(self) -> int:
+        return self._pending
+
     def _release(self, _future) -> None:
         with self._lock:
             self._pending -= 1
@@ -135,13 +139,13 @@ class _BodyLimit:
         return f"the upload is larger than {self.max_bytes // (1024 * 1024)} MB; send a smaller photo"
 
 
-def decode_image(data: bytes, max_pixels: int):
-    """Check and decode an uploaded image into a BGR array (EXIF rotation applied, as phones need).
+def check_image(data: bytes, max_pixels: int) -> tuple[int, int]:
+    """Refuse what is not an accepted image or has too many pixels, from the header alone.
 
-    Pillow reads the header first, so the pixel count is checked before anything is decoded.
+    Returns the upright (width, height) the pipeline's boxes refer to (EXIF rotation applied,
+    as phone photos need); decoding itself happens in the pipeline.
     """
-    import numpy as np
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG or WebP)")
@@ -149,6 +153,8 @@ def decode_image(data: bytes, max_pixels: int):
         image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
         raise ApiError(415, "not_an_image", "this file is not a photo we can read; send a JPEG, PNG or WebP image") from None
+    except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
+        raise ApiError(422, "corrupt_image", f"the photo could not be read ({exc}); it may be damaged") from None
     if image.format not in ACCEPTED_FORMATS:
         raise ApiError(415, "unsupported_image_type",
                        f"{image.format} images are not supported; send a JPEG, PNG or WebP image")
@@ -158,11 +164,23 @@ def decode_image(data: bytes, max_pixels: int):
                        f"the photo has {width * height / 1e6:.0f} million pixels; the limit is "
                        f"{max_pixels / 1e6:.0f} million")
     try:
-        image.load()
-        rgb = ImageOps.exif_transpose(image).convert("RGB")
-    except (OSError, SyntaxError, ValueError) as exc:  # Pillow's ways of saying "broken file"
-        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
-    return np.ascontiguousarray(np.asarray(rgb)[:, :, ::-1])
+        if image.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
+            width, height = height, width
+    except (OSError, ValueError, SyntaxError):  # unreadable EXIF: the pipeline ignores it too
+        pass
+    return width, height
+
+
+# Pipeline input errors (PhotoError codes from the detector) -> our HTTP answer.
+_PIPELINE_INPUT_ERRORS: dict[str, tuple[int, str]] = {
+    "unreadable-image": (422, "corrupt_image"),
+    "not-an-image": (415, "not_an_image"),
+    "empty-file": (415, "not_an_image"),
+    "image-too-large": (413, "too_many_pixels"),
+    "image-too-small": (422, "image_too_small"),
+    "model-missing": (503, "model_missing"),
+    "model-corrupt": (503, "model_missing"),
+}
 
 
 def _parse_json_object(text: str | bytes, what: str) -> dict:
@@ -194,14 +212,15 @@ def _recognise(data: bytes, rules: str, context: dict, winning_tile: str | None,
     from vision.photo_errors import PhotoError
     from vision.pipeline import read_photo
 
-    image = decode_image(data, max_pixels)
+    width, height = check_image(data, max_pixels)
     try:
-        result = read_photo(image, rules=rules, context=context, winning_tile=winning_tile)
-    except PhotoError as exc:
-        # Only a malformed request is refused; "no tiles" or "not winning" come back as results.
-        raise ApiError(422, exc.code, exc.message) from None
-    height, width = image.shape[:2]
-    return {"ok": True, "image": {"width": width, "height": height}, **result.to_json()}
+        result = read_photo(data, rules=rules, context=context, winning_tile=winning_tile)
+    except PhotoError as exc:  # unusable input or options; "no tiles"/"not winning" are results
+        status, code = _PIPELINE_INPUT_ERRORS.get(exc.code, (422, exc.code))
+        raise ApiError(status, code, exc.message) from None
+    # HTTP 200 whenever the photo was read: `ok`/`error` in the body say whether it scored, and
+    # the tiles are there either way so the page can show them for correcting.
+    return {**result.to_json(), "image": {"width": width, "height": height}}
 
 
 def _score(hand: dict, rules: str) -> dict:
@@ -272,10 +291,11 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @app.post("/api/score")
     async def score(request: Request, rules: str = "mcr"):
-        _check_rules(rules)
         hand = _parse_json_object(await request.body(), "the hand")
+        _check_rules(rules)
         result = await pool.run(_score, hand, rules)
         return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
     app.state.settings = settings
+    app.state.pool = pool
     return app

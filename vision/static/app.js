@@ -62,13 +62,16 @@ async function uploadPhoto(file) {
   try {
     const response = await fetch("/api/photo", { method: "POST", body: form });
     const body = await apiJson(response);
-    if (!response.ok || !body.ok) {
+    if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
       showError(`Could not read that photo: ${message}`);
       return;
     }
-    const img = $("photo");
-    img.src = URL.createObjectURL(file);
+    if (!body.tiles.length) {
+      showError("No tiles found in this photo. Photograph the winning hand from closer, with the tiles in good light.");
+      return;
+    }
+    $("photo").src = URL.createObjectURL(file);
     loadReading(body);
   } catch (err) {
     showError(`Could not reach the server: ${err.message}`);
@@ -118,7 +121,9 @@ function loadReading(body) {
   const leftovers = state.tiles.map((_, i) => i).filter((i) => !placed.has(i));
   if (leftovers.length) state.groups.push({ role: "unassigned", tiles: leftovers, concealed: true });
   syncFlowerButtons();
-  $("warnings").textContent = (body.warnings || []).map(warningText).join(" · ");
+  const notes = (body.warnings || []).map(warningText);
+  if (body.error) notes.unshift(body.error.message);
+  $("warnings").textContent = notes.join(" · ");
   $("photo-section").hidden = false;
   $("hand-section").hidden = false;
   render();
@@ -333,27 +338,34 @@ function showScore(result) {
   }
 }
 
-// The fan's provenance is a list of tile codes (possibly nested by set); match each code to one
-// on-screen tile so that, e.g., a pung's three 5p light up and not a fourth 5p elsewhere.
+// The fan's provenance lists, per occurrence, the tile codes behind it. Each occurrence is matched
+// to on-screen tiles: a meld with exactly those codes, else tiles by code (winning tile first,
+// then the concealed hand, then melds), so a pung's three 5p light up and not a fourth 5p elsewhere.
 function fanTiles(fan) {
-  const wanted = [];
-  const walk = (x) => {
-    if (typeof x === "string") wanted.push(x);
-    else if (Array.isArray(x)) x.forEach(walk);
-    else if (x && typeof x === "object") walk(x.tiles);
-  };
-  walk(fan.tiles);
-  const used = new Set();
-  const order = state.groups.flatMap((g) => g.tiles);
-  const found = [];
-  for (const code of wanted) {
-    const i = order.find((k) => !used.has(k) && state.tiles[k].code === code);
-    if (i !== undefined) {
-      used.add(i);
-      found.push(i);
+  const occurrences = fan.groups && fan.groups.length ? fan.groups : [fan.tiles || []];
+  const melds = state.groups.filter((g) => g.role === "meld");
+  const concealed = state.groups.filter((g) => g.role === "concealed").flatMap((g) => g.tiles);
+  const rank = (i) => (i === state.winning ? 0 : concealed.includes(i) ? 1 : 2);
+  const placed = state.groups.filter((g) => g.role !== "unassigned").flatMap((g) => g.tiles)
+    .sort((a, b) => rank(a) - rank(b));
+  const found = new Set();
+  for (const occurrence of occurrences) {
+    const wanted = sortCodes(occurrence).join(",");
+    const meld = melds.find((g) => sortCodes(g.tiles.map((i) => state.tiles[i].code)).join(",") === wanted);
+    if (meld) {
+      meld.tiles.forEach((i) => found.add(i));
+      continue;
+    }
+    const used = new Set();
+    for (const code of occurrence) {
+      const i = placed.find((k) => !used.has(k) && state.tiles[k].code === code);
+      if (i !== undefined) {
+        used.add(i);
+        found.add(i);
+      }
     }
   }
-  return found;
+  return [...found];
 }
 
 function highlight(indices) {
