@@ -1,0 +1,17 @@
+"""Shanghai old-style (上海老式麻将): basic points x 2^fans with the seed's fan list, dealer
+double.  See docs/shanghai-old.md."""
+
+from ...fans import check_fan_table
+from .. import RuleSet
+from .fans import FANS
+from .score import Options, evaluate
+
+check_fan_table(FANS)
+
+RULESET = RuleSet(
+    name="shanghai",
+    title="Shanghai old-style (上海老式麻将)",
+    options_type=Options,
+    fans=tuple(FANS),
+    evaluate=evaluate,
+)

@@ -1,0 +1,17 @@
+"""Sihai standard 3.1 (四海麻将标准版 3.1): 100 fans in 19 categories, the 200 满贯线, win
+thresholds by edition and level, and the seed's payment table.  See docs/sihai-3.1.md."""
+
+from ...fans import check_fan_table
+from .. import RuleSet
+from .fans import FANS
+from .score import Options, evaluate
+
+check_fan_table(FANS)
+
+RULESET = RuleSet(
+    name="sihai",
+    title="Sihai standard 3.1 (四海麻将标准版 3.1)",
+    options_type=Options,
+    fans=tuple(FANS),
+    evaluate=evaluate,
+)

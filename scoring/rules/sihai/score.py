@@ -1,0 +1,182 @@
+"""Scoring a hand under Sihai 3.1: category rule, 满贯线, win thresholds and payments.
+
+1. Every arrangement of the hand is scored; the one with the highest H is kept (one arrangement
+   per hand: fans of different categories may share its sets).
+2. 同类别不复用: in each of the 19 categories only the highest fan that applies counts (on equal
+   points the one listed first in the seed's row); categories add.
+3. 镜同刻 replaces 对对和 (the seed: its value already includes 对对和's).
+4. 满贯线 200: H = max(largest counted fan, min(sum, 200)); options `hard_cap` and `no_cap`.
+5. H must reach the edition's line for how the hand was won (self-draw or discard).
+6. Payments with F = 50 (25 in edition B), zero-sum over the four seats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ... import tiles as T
+from ...decompose import Decomposition, Unit as CoreUnit, decompositions
+from ...fans import Fan, Situation
+from ...hand import Hand, WinContext
+from ...result import BELOW_MINIMUM, NOT_WINNING, FanScore, Result
+from .fans import CATEGORIES, FANS, SUJI_LINES
+from .shape import FORMS, SUJI_KNITTED
+
+CAP = 200  # 满贯线
+# Level -> (self-draw line 自摸线, discard line 点和线).
+LEVEL_LINES: dict[str, tuple[int, int]] = {"I": (0, 0), "II": (5, 5), "III": (10, 10), "IV": (10, 20), "V": (20, 50)}
+# Edition -> the levels it is played at (the seed's 适用级别 column).
+EDITION_LEVELS: dict[str, tuple[str, ...]] = {"A": ("I", "II"), "B": ("II", "III"), "C": ("III", "IV"), "D": ("IV", "V")}
+EDITION_NAMES = {"A": "入门版 (introductory)", "B": "基础版 (basic)", "C": "进阶版 (advanced)", "D": "标准版 (standard)"}
+CAP_RULES = {
+    "standard": "H = max(largest counted fan, min(sum, 200))",
+    "hard": "H = min(sum, 200): no fan scores above the cap",
+    "none": "H = sum of the counted fans, no cap",
+}
+
+
+@dataclass(frozen=True)
+class Options:
+    edition: str = "D"  # A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)
+    level: str = "IV"  # I-V: the win thresholds; must be one the edition is played at
+    cap: str = "standard"  # how the 200 满贯线 applies: standard, hard or none (see CAP_RULES)
+    provisional: bool = True  # score the fans that have no primary source (flagged in results)
+
+    def __post_init__(self) -> None:
+        if self.edition not in EDITION_LEVELS:
+            raise ValueError(f"sihai edition must be one of {', '.join(EDITION_LEVELS)}, got {self.edition!r}")
+        if self.level not in EDITION_LEVELS[self.edition]:
+            raise ValueError(f"sihai edition {self.edition} is played at level "
+                             f"{' or '.join(EDITION_LEVELS[self.edition])}, not {self.level!r}")
+        if self.cap not in CAP_RULES:
+            raise ValueError(f"sihai cap must be one of {', '.join(CAP_RULES)}, got {self.cap!r}")
+
+    @property
+    def split_line(self) -> int:
+        """F, the 分付线 of the payment table."""
+        return 25 if self.edition == "B" else 50
+
+
+# Fans of each category, best first: most points, then the seed's order.
+BY_CATEGORY: dict[str, tuple[Fan, ...]] = {
+    c: tuple(sorted((f for f in FANS if f.category == c), key=lambda f: -f.points)) for c in CATEGORIES
+}
+
+
+@dataclass(frozen=True)
+class Arrangement:
+    """One arrangement scored: the fans that count, with the units each uses."""
+
+    decomposition: Decomposition
+    fans: tuple[tuple[Fan, tuple[int, ...]], ...]
+    sum: int
+    h: int
+
+
+def _h(points: list[int], cap: str) -> int:
+    total = sum(points)
+    if cap == "none":
+        return total
+    if cap == "hard":
+        return min(total, CAP)
+    return max(max(points, default=0), min(total, CAP))
+
+
+def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
+    """筋不靠 (a Sihai form): 14 different tiles, each suit's ranks on one 筋 line, honours free.
+    Hands that are also MCR's 全不靠 already come from the shared search."""
+    if hand.melds or max(counts) > 1:
+        return []
+    for suit in range(3):
+        ranks = {T.rank(i) for i in range(9 * suit, 9 * suit + 9) if counts[i]}
+        if not any(ranks <= set(line) for line in SUJI_LINES):
+            return []
+    units = tuple(CoreUnit("single", i, (i,)) for i, n in enumerate(counts) if n)
+    win = T.INDEX[hand.winning_tile]
+    return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win))]
+
+
+def arrangements(hand: Hand, sit: Situation) -> list[Decomposition]:
+    """The distinct Sihai readings of the hand (where the winning tile sits does not matter)."""
+    seen: dict[tuple, Decomposition] = {}
+    for d in decompositions(hand):
+        if d.form in FORMS:
+            seen.setdefault((d.form, d.units), d)
+    if sit.options.provisional and not any(form == "honours_knitted" for form, _ in seen):
+        for d in _suji_knitted(hand, sit.counts):
+            seen[(d.form, d.units)] = d
+    return list(seen.values())
+
+
+def score_arrangement(d: Decomposition, sit: Situation) -> Arrangement:
+    counted: list[tuple[Fan, tuple[int, ...]]] = []
+    for category in CATEGORIES:
+        for f in BY_CATEGORY[category]:
+            if f.provisional and not sit.options.provisional:
+                continue
+            hits = list(f.detect(d, sit))
+            if hits:
+                counted.append((f, hits[0].units))
+                break
+    replaced = {key for f, _ in counted for key in f.excludes}
+    counted = [(f, units) for f, units in counted if f.key not in replaced]
+    points = [f.points for f, _ in counted]
+    return Arrangement(d, tuple(counted), sum(points), _h(points, sit.options.cap))
+
+
+def payments(h: int, ctx: WinContext, split_line: int) -> dict[str, int]:
+    """The seed's table: self-draw 2H from each; discard: the discarder 2H and the others H each,
+    or, above F, the others F each and the discarder the rest of 4H."""
+    pay = dict.fromkeys(T.WINDS, 0)
+    losers = [w for w in T.WINDS if w != ctx.seat_wind]
+    if ctx.self_drawn:
+        for w in losers:
+            pay[w] = -2 * h
+    else:
+        for w in losers:
+            pay[w] = -min(h, split_line)
+        pay[ctx.paying_discarder] = -(2 * h if h <= split_line else 4 * h - 2 * split_line)
+    pay[ctx.seat_wind] = -sum(pay[w] for w in losers)
+    return pay
+
+
+def _fan_score(f: Fan, d: Decomposition, units: tuple[int, ...]) -> FanScore:
+    group = tuple(c for k in units for c in d.units[k].codes)
+    return FanScore(f.key, f.zh, f.en, f.points, 1, (group,), f.provisional)
+
+
+def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
+    sit = Situation(hand, ctx, options, tuple(hand.tile_counts()))
+    self_line, discard_line = LEVEL_LINES[options.level]
+    line = self_line if ctx.self_drawn else discard_line
+    breakdown = {
+        "edition": options.edition, "level": options.level,
+        "self_draw_line": self_line, "discard_line": discard_line,
+        "won_by": "self_draw" if ctx.self_drawn else "discard", "line": line,
+        "split_line": options.split_line, "cap": CAP, "cap_rule": options.cap,
+    }
+    candidates = [score_arrangement(d, sit) for d in arrangements(hand, sit)]
+    if not candidates:
+        return Result("sihai", False, NOT_WINNING, (), 0, len(hand.flowers), False, breakdown=breakdown)
+    best = max(candidates, key=lambda a: (a.h, a.sum))
+    d = best.decomposition
+    met = best.h >= line
+    breakdown |= {
+        "form": d.form,
+        "sum": best.sum,
+        "largest": max((f.points for f, _ in best.fans), default=0),
+        "H": best.h,
+        "categories": {f.category: f.zh for f, _ in best.fans},
+    }
+    return Result(
+        rules="sihai",
+        winning=True,
+        reason=None if met else BELOW_MINIMUM,
+        fans=tuple(_fan_score(f, d, units) for f, units in best.fans),
+        total=best.h,
+        flowers=len(hand.flowers),
+        minimum_met=met,
+        payments=payments(best.h, ctx, options.split_line) if met else dict.fromkeys(T.WINDS, 0),
+        breakdown=breakdown,
+        sets=tuple(u.codes for u in d.units),
+    )
