@@ -18,6 +18,8 @@ SUBCOMMANDS: dict[str, str] = {
     "train": "vision.train_cli",
     "serve": "vision.serve_cli",
     "footage": "vision.footage_cli",
+    "photo": "vision.photo_cli",
+    "demo": "vision.demo_cli",
 }
 
 

@@ -1,0 +1,174 @@
+"""Draw what was read onto the photo, with a side panel that explains the score.
+
+Every tile box carries its code; melds are outlined and labelled; the winning tile is marked;
+uncertain tiles are highlighted; each fan in the panel is numbered and the boxes of the tiles
+behind it carry that number, so every fan can be traced back to tiles in the photo.
+
+Chinese fan names need a CJK font (Debian: fonts-wqy-microhei or fonts-noto-cjk). Without one
+the panel shows the English names only.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from vision.pipeline import PhotoResult
+
+CJK_FONTS = (
+    "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",
+    "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
+    "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc",
+    "/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",
+)
+LATIN_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
+
+# RGB colours by role.
+COLOURS = {
+    "concealed": (40, 160, 255),
+    "winning": (255, 200, 0),
+    "meld": (60, 200, 90),
+    "kong": (190, 90, 255),
+    "flower": (255, 120, 200),
+    "unassigned": (160, 160, 160),
+    "uncertain": (255, 40, 40),
+}
+
+
+def _font(size: int, cjk: bool):
+    """A TrueType font of `size` px (CJK-capable when asked and installed), else Pillow's own."""
+    from PIL import ImageFont
+
+    for path in (CJK_FONTS if cjk else ()) + LATIN_FONTS:
+        if Path(path).is_file():
+            return ImageFont.truetype(path, size)
+    return ImageFont.load_default(size)
+
+
+def has_cjk_font() -> bool:
+    return any(Path(p).is_file() for p in CJK_FONTS)
+
+
+def annotate(image: Any, result: PhotoResult):
+    """A new PIL image: the photo (path, bytes, PIL image or RGB array) with `result` drawn on it."""
+    from PIL import Image, ImageDraw
+
+    from vision.detector import load_image
+
+    pixels, _ = load_image(image)
+    photo = Image.fromarray(pixels)
+    scale = max(photo.width, photo.height) / 1000
+    size = max(12, round(16 * scale))
+    small, text = _font(size, False), _font(round(size * 1.1), has_cjk_font())
+    width = max(3, round(3 * scale))
+    draw = ImageDraw.Draw(photo)
+
+    fans_of: dict[int, list[int]] = {}
+    for number, indices in enumerate(result.fan_tiles, start=1):
+        for i in indices:
+            fans_of.setdefault(i, []).append(number)
+
+    for group in result.groups:
+        if group.kind not in ("chow", "pung", "kong"):
+            continue
+        x1, y1, x2, y2 = _union([result.tiles[i].box for i in group.tiles], pad=width * 2)
+        colour = COLOURS["kong" if group.concealed else "meld"]
+        draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
+        _label(draw, (x1, y2), group.label, small, colour, "below")
+
+    for i, tile in enumerate(result.tiles):
+        colour = COLOURS["uncertain"] if tile.uncertain else COLOURS.get(tile.role, COLOURS["unassigned"])
+        box = tile.box
+        draw.rectangle(box, outline=colour, width=width * (2 if tile.uncertain or tile.role == "winning" else 1))
+        name = tile.code if tile.code == tile.detected else f"{tile.code}?{tile.detected}"
+        if tile.role == "winning":
+            name = f"WIN {name}"
+        _label(draw, (box[0], box[1]), name, small, colour, "above")
+        if i in fans_of:
+            _label(draw, (box[0], box[3]), ",".join(map(str, fans_of[i])), small, (255, 255, 255), "inside")
+
+    panel = _panel(result, photo.height, text, small, scale)
+    canvas = Image.new("RGB", (photo.width + panel.width, max(photo.height, panel.height)), (24, 24, 24))
+    canvas.paste(photo, (0, 0))
+    canvas.paste(panel, (photo.width, 0))
+    return canvas
+
+
+def _union(boxes, pad: float) -> tuple[float, float, float, float]:
+    return (
+        min(b[0] for b in boxes) - pad,
+        min(b[1] for b in boxes) - pad,
+        max(b[2] for b in boxes) + pad,
+        max(b[3] for b in boxes) + pad,
+    )
+
+
+def _label(draw, corner, text: str, font, colour, where: str) -> None:
+    """Text on a dark backing at a box's left corner: `above` or `below` a top/bottom corner,
+    or `inside` the box just over its bottom corner."""
+    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+    w, h = right - left, bottom - top
+    x = corner[0]
+    y = {"above": corner[1] - h - 4, "below": corner[1] + 2, "inside": corner[1] - h - 6}[where]
+    draw.rectangle((x, y, x + w + 4, y + h + 4), fill=(0, 0, 0))
+    draw.text((x + 2 - left, y + 2 - top), text, font=font, fill=colour)
+
+
+def _panel(result: PhotoResult, height: int, text, small, scale: float):
+    """The side panel: total, each fan (numbered), payments, confidence and warnings."""
+    from PIL import Image, ImageDraw
+
+    cjk = has_cjk_font()
+    lines: list[tuple[str, tuple[int, int, int]]] = []
+    white, grey, red = (235, 235, 235), (170, 170, 170), (255, 90, 90)
+    score = result.score or {}
+    if result.error is not None:
+        lines.append((f"NOT SCORED: {result.error.code}", red))
+        lines.extend((chunk, red) for chunk in _wrap(result.error.message, 48))
+        lines.append(("", white))
+    if score.get("ok"):
+        lines.append((f"{score['rules'].upper()}  total {score['total']}", white))
+        for number, fan in enumerate(score["fans"], start=1):
+            name = f"{fan['zh']} {fan['en']}" if cjk else fan["en"]
+            count = f" x{fan['count']}" if fan.get("count", 1) > 1 else ""
+            lines.append((f"{number:>2}. {name}{count}  {fan['points'] * fan.get('count', 1)}", white))
+        if score.get("flowers"):
+            lines.append((f"flowers: {score['flowers']}", grey))
+        pay = score.get("payments") or {}
+        if pay:
+            lines.append(("payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()), grey))
+    if result.hand:
+        lines.append(("", white))
+        lines.append((f"confidence {result.confidence:.2f}", grey))
+    if result.runner_up:
+        lines.append((f"runner-up reading: total {result.runner_up['total']}", grey))
+    for warning in result.warnings:
+        lines.extend((chunk, (255, 180, 80)) for chunk in _wrap("! " + warning, 48))
+
+    line_h = round(text.size * 1.45)
+    width = max(360, round(520 * scale))
+    panel = Image.new("RGB", (width, max(height, line_h * (len(lines) + 2))), (24, 24, 24))
+    draw = ImageDraw.Draw(panel)
+    y = line_h // 2
+    for content, colour in lines:
+        draw.text((12, y), content, font=text if not content.startswith("!") else small, fill=colour)
+        y += line_h
+    return panel
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, current = text.split(), [], ""
+    for word in words:
+        if current and len(current) + 1 + len(word) > width:
+            lines.append(current)
+            current = word
+        else:
+            current = f"{current} {word}".strip()
+    return lines + ([current] if current else [])
+
+
+def save_annotated(image: Any, result: PhotoResult, out: str | Path) -> Path:
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    annotate(image, result).save(out)
+    return out

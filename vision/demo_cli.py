@@ -1,0 +1,36 @@
+"""`mjlens demo`: the whole photo -> score job on the sample photo shipped in samples/.
+
+The sample is our own render (datasets/ scene generator, CC0 fluffystuff tile art) of a known
+winning hand; samples/demo-hand.json holds the win context a photo cannot show (as `mjlens photo` options)
+and the true hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from vision.photo_cli import add_context_arguments, run_on
+
+HELP = "read and score the bundled sample photo, and write the annotated image"
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+SAMPLE_IMAGE = SAMPLES / "demo-hand.jpg"
+SAMPLE_FACTS = SAMPLES / "demo-hand.json"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", default="mjlens-demo.png", help="annotated image to write (default %(default)s)")
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    # The sample's win context is stored as `mjlens photo` options, parsed like a user's.
+    parser = argparse.ArgumentParser(prog="mjlens demo")
+    add_context_arguments(parser)
+    argv = facts["photo_args"] + ["--annotate", args.out] + (["--json"] if args.json else [])
+    photo_args = parser.parse_args(argv)
+    if not args.json:
+        print(f"mjlens photo {SAMPLE_IMAGE} {' '.join(argv)}\n")
+    return run_on(SAMPLE_IMAGE, photo_args)

@@ -1,0 +1,127 @@
+"""`mjlens photo IMAGE`: read the winning hand in a photo and score it.
+
+Exit codes: 0 scored; 2 bad input (not an image, corrupt file, bad option, missing model);
+3 no tiles found; 4 no winning hand could be read (wrong tile count, five copies, several
+players' tiles, a shape that does not win, or a score below the rule set's minimum).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from vision.photo_errors import PhotoError
+
+HELP = "read the winning hand in a photo and score it (exit 0 scored, 2 bad input, 3 no tiles, 4 no winning hand)"
+WINDS = ("E", "S", "W", "N")
+
+
+def add_context_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options for what a photo cannot show; shared with `mjlens demo`."""
+    from scoring import available_rulesets
+
+    parser.add_argument("--rules", default="mcr", choices=available_rulesets(), help="rule set (default mcr)")
+    parser.add_argument("--self-drawn", action="store_true", help="won by self-draw (default: on a discard)")
+    parser.add_argument("--seat", default="E", choices=WINDS, help="the winner's seat wind (default E)")
+    parser.add_argument("--round", default="E", choices=WINDS, help="the round (prevailing) wind (default E)")
+    parser.add_argument("--dealer", default="E", choices=WINDS, help="the dealer's seat (default E)")
+    parser.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
+    parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
+    parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
+    parser.add_argument(
+        "--winning-tile", metavar="CODE", help="the winning tile (e.g. 5p) when it is not set apart in the photo"
+    )
+    parser.add_argument(
+        "--kong", metavar="CODE", action="append", default=[],
+        help="the tile of a concealed kong laid all face down (repeat for each, left to right)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the full result as JSON")
+    parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with what was read drawn on it")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("image", help="photo of the winning hand (JPEG, PNG, ...)")
+    add_context_arguments(parser)
+    parser.epilog = "exit codes: 0 scored, 2 bad input, 3 no tiles found, 4 no winning hand could be read"
+
+
+def context_from_args(args: argparse.Namespace) -> dict:
+    return {
+        "self_drawn": args.self_drawn,
+        "seat_wind": args.seat,
+        "round_wind": args.round,
+        "dealer": args.dealer,
+        "last_tile": args.last_tile,
+        "kong_replacement": args.kong_replacement,
+        "robbing_kong": args.robbing_kong,
+    }
+
+
+def run_on(image, args: argparse.Namespace) -> int:
+    """Read, print and optionally annotate; returns the exit code."""
+    from vision.pipeline import read_photo
+
+    try:
+        result = read_photo(
+            image, rules=args.rules, context=context_from_args(args),
+            winning_tile=args.winning_tile, kong_codes=args.kong,
+        )
+    except PhotoError as exc:
+        if args.json:
+            print(json.dumps({"ok": False, "error": exc.to_dict()}, ensure_ascii=False))
+        else:
+            print(f"mjlens photo: {exc.message} [{exc.code}]", file=sys.stderr)
+        return exc.exit_code
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print(format_result(result))
+    if args.annotate:
+        from vision.annotate import save_annotated
+
+        out = save_annotated(image, result, args.annotate)
+        if not args.json:
+            print(f"annotated image: {out}")
+    return result.exit_code
+
+
+def run(args: argparse.Namespace) -> int:
+    return run_on(args.image, args)
+
+
+def format_result(result) -> str:
+    """The hand as read and its fan table, for people."""
+    lines = []
+    if result.hand:
+        hand = result.hand
+        lines.append(f"concealed:    {' '.join(hand['concealed'])}")
+        for m in hand["melds"]:
+            state = "concealed" if m["concealed"] else "exposed"
+            lines.append(f"meld:         {' '.join(m['tiles'])}  ({state} {m['kind']})")
+        lines.append(f"winning tile: {hand['winning_tile']}")
+        if hand["flowers"]:
+            lines.append(f"flowers:      {' '.join(hand['flowers'])}")
+        lines.append(f"confidence:   {result.confidence:.2f} ({len(result.tiles)} tiles detected)")
+    elif result.tiles:
+        lines.append(f"tiles seen:   {' '.join(t.code for t in result.tiles)}")
+    score = result.score or {}
+    if score.get("ok"):
+        lines.append("")
+        rows = [(f["zh"], f["en"], f"{f['points']}" + (f" x{f['count']}" if f["count"] > 1 else ""))
+                for f in score["fans"]]
+        width = max((len(en) for _, en, _ in rows), default=0)
+        for n, (zh, en, pts) in enumerate(rows, start=1):
+            lines.append(f"{n:>3}  {zh}\t{en:<{width}}  {pts:>6}")
+        flowers = f", {score['flowers']} flower(s)" if score.get("flowers") else ""
+        met = "" if score.get("minimum_met", True) else " (below the minimum)"
+        lines.append(f"     total {score['total']}{flowers}{met}")
+        pay = score.get("payments") or {}
+        lines.append("     payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()))
+    if result.runner_up:
+        lines.append(f"runner-up reading (p={result.runner_up['probability']}): total {result.runner_up['total']}")
+    for w in result.warnings:
+        lines.append(f"warning: {w}")
+    if result.error is not None:
+        lines.append(f"not scored: {result.error.message} [{result.error.code}]")
+    return "\n".join(lines)

@@ -1,0 +1,327 @@
+"""Photo -> detections -> hand layout -> hand reading -> score, as one typed result.
+
+    from vision import read_photo
+    result = read_photo("hand.jpg", rules="mcr", context={"self_drawn": True})
+    result.score["total"], result.hand, result.to_json()
+
+Whatever goes wrong after the photo was decoded (no tiles, several hands, a hand that does not
+win) is kept in `result.error` together with everything that was read, so the caller can still
+show the tiles; only unusable input (not an image, bad options) raises PhotoError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vision.detections import Detection
+from vision.grouping import Layout, group_tiles
+from vision.photo_errors import EXIT_SCORED, PhotoError
+from vision.reader import HandReading, read_hand
+
+# JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
+CONTEXT_DEFAULTS: dict[str, Any] = {
+    "self_drawn": False,
+    "seat_wind": "E",
+    "round_wind": "E",
+    "last_tile": False,
+    "kong_replacement": False,
+    "robbing_kong": False,
+    "dealer": "E",
+}
+ROLES = ("concealed", "winning", "meld", "flower", "unassigned")
+
+
+@dataclass(frozen=True)
+class TileResult:
+    """One tile as read: `code` is the hand reader's choice, `detected` the detector's top-1."""
+
+    code: str
+    detected: str
+    box: tuple[float, float, float, float]
+    confidence: float  # detector probability of `code` (normalised over its top-k)
+    alternatives: tuple[tuple[str, float], ...]
+    role: str  # one of ROLES
+    group: int | None  # index into PhotoResult.groups
+    uncertain: bool
+
+    def to_json(self) -> dict:
+        return {
+            "code": self.code,
+            "detected": self.detected,
+            "box": [round(v, 1) for v in self.box],
+            "confidence": round(self.confidence, 4),
+            "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
+            "role": self.role,
+            "group": self.group,
+            "uncertain": self.uncertain,
+        }
+
+
+@dataclass(frozen=True)
+class GroupResult:
+    """A physical group on the table: the concealed row, the winning tile, a meld, the flowers."""
+
+    kind: str  # "concealed" | "winning" | "chow" | "pung" | "kong" | "flowers" | "meld"
+    concealed: bool  # concealed row/kong (vs exposed meld)
+    tiles: tuple[int, ...]  # indices into PhotoResult.tiles
+    claimed: int | None = None  # sideways tile of an exposed meld
+
+    @property
+    def label(self) -> str:
+        if self.kind in ("concealed", "winning", "flowers"):
+            return {"concealed": "concealed", "winning": "winning tile", "flowers": "flowers"}[self.kind]
+        return f"{'concealed' if self.concealed else 'exposed'} {self.kind}"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "label": self.label, "concealed": self.concealed,
+                "tiles": list(self.tiles), "claimed": self.claimed}
+
+
+@dataclass
+class PhotoResult:
+    tiles: list[TileResult] = field(default_factory=list)
+    groups: list[GroupResult] = field(default_factory=list)
+    hand: dict | None = None  # the JSON hand of scoring's schema
+    score: dict | None = None  # scoring's JSON result
+    fan_tiles: list[list[int]] = field(default_factory=list)  # per score["fans"]: tile indices
+    confidence: float = 0.0  # probability that every tile of the hand is read right
+    runner_up: dict | None = None  # {"hand", "total", "probability"} when close to the best
+    warnings: list[str] = field(default_factory=list)
+    error: PhotoError | None = None
+
+    @property
+    def exit_code(self) -> int:
+        return self.error.exit_code if self.error else EXIT_SCORED
+
+    def to_json(self) -> dict:
+        return {
+            "ok": self.error is None,
+            "tiles": [t.to_json() for t in self.tiles],
+            "groups": [g.to_json() for g in self.groups],
+            "hand": self.hand,
+            "score": self.score,
+            "fan_tiles": self.fan_tiles,
+            "confidence": round(self.confidence, 4),
+            "runner_up": self.runner_up,
+            "warnings": self.warnings,
+            "error": self.error.to_dict() if self.error else None,
+        }
+
+
+Detect = Callable[[Any], Sequence[Detection]]
+
+
+def read_photo(
+    image: str | Path | bytes | Any,
+    rules: str = "mcr",
+    context: Mapping[str, Any] | None = None,
+    winning_tile: str | None = None,
+    kong_codes: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+    detect: Detect | None = None,
+) -> PhotoResult:
+    """Read and score the winning hand in a photo (a path, bytes, PIL image or RGB array).
+
+    `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
+    shipped ONNX detector (any callable image -> detections). Raises PhotoError (bad_input) for
+    an unreadable image, a missing model or bad options.
+    """
+    full_context = check_options(rules, context, options)
+    detections = _run_detector(image, detect)
+    return _read(detections, rules, full_context, winning_tile, kong_codes, options)
+
+
+def check_options(
+    rules: str, context: Mapping[str, Any] | None, options: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The full context with defaults; bad rules, options or flags raise PhotoError(bad_input)."""
+    from scoring import ScoringError, WinContext, get_ruleset
+
+    unknown = set(context or {}) - set(CONTEXT_DEFAULTS)
+    if unknown:
+        raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}")
+    full = {**CONTEXT_DEFAULTS, **(context or {})}
+    try:
+        get_ruleset(rules).make_options(dict(options) if options else None)
+        WinContext(**full)
+    except ScoringError as exc:
+        raise PhotoError("bad_input", exc.code, exc.message) from None
+    return full
+
+
+def _run_detector(image: Any, detect: Detect | None) -> list[Detection]:
+    from vision.detector import DetectorError
+
+    try:
+        if detect is None:
+            from vision.detector import detect as shipped_detect
+
+            return list(shipped_detect(image))
+        return list(detect(image))
+    except DetectorError as exc:
+        raise PhotoError("bad_input", exc.code, str(exc)) from None
+
+
+def read_detections(
+    detections: Sequence[Detection],
+    rules: str = "mcr",
+    context: Mapping[str, Any] | None = None,
+    winning_tile: str | None = None,
+    kong_codes: Sequence[str] = (),
+    options: Mapping[str, Any] | None = None,
+) -> PhotoResult:
+    """Everything after the detector: grouping, hand reading and scoring."""
+    full_context = check_options(rules, context, options)
+    return _read(detections, rules, full_context, winning_tile, kong_codes, options)
+
+
+def _read(
+    detections: Sequence[Detection],
+    rules: str,
+    context: dict[str, Any],
+    winning_tile: str | None,
+    kong_codes: Sequence[str],
+    options: Mapping[str, Any] | None,
+) -> PhotoResult:
+    try:
+        layout = group_tiles(detections)
+    except PhotoError as exc:
+        return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
+    result = _layout_result(layout)
+    result.warnings.extend(layout.warnings)
+    try:
+        reading = read_hand(layout, context, rules, options, winning_tile, tuple(kong_codes))
+    except PhotoError as exc:
+        result.error = exc
+        return result
+    _apply_reading(result, layout, reading)
+    return result
+
+
+def _unplaced(d: Detection) -> TileResult:
+    return TileResult(d.code, d.code, d.box, d.confidence, d.alternatives, "unassigned", None, False)
+
+
+def _layout_result(layout: Layout) -> PhotoResult:
+    """Tiles and groups as laid out, codes still the detector's top-1."""
+    roles: dict[int, tuple[str, int | None]] = {}
+    groups: list[GroupResult] = []
+
+    def add(kind: str, concealed: bool, members: Sequence[int], role: str, claimed: int | None = None):
+        if not members:
+            return
+        for i in members:
+            roles[i] = (role, len(groups))
+        groups.append(GroupResult(kind, concealed, tuple(members), claimed))
+
+    add("concealed", True, layout.concealed, "concealed")
+    if layout.winning is not None:
+        add("winning", True, [layout.winning], "winning")
+    for m in layout.melds:
+        add("meld", m.concealed, m.tiles, "meld", m.claimed)
+    add("flowers", False, layout.flowers, "flower")
+    for i in layout.unassigned:
+        roles[i] = ("unassigned", None)
+    tiles = [
+        TileResult(d.code, d.code, d.box, d.confidence, d.alternatives, *roles[i], False)
+        for i, d in enumerate(layout.tiles)
+    ]
+    return PhotoResult(tiles=tiles, groups=groups)
+
+
+def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) -> None:
+    best = reading.best
+    uncertain = set(reading.uncertain)
+    for i, tile in enumerate(result.tiles):
+        code = best.codes.get(i, tile.code)
+        probs = dict(tile.alternatives) if tile.alternatives else {tile.code: tile.confidence}
+        # A face-down kong tile takes the kong's code; its confidence stays that of "back".
+        confidence = probs[code] / sum(probs.values()) if code in probs else tile.confidence
+        result.tiles[i] = TileResult(
+            code, tile.detected, tile.box, confidence, tile.alternatives,
+            tile.role, tile.group, i in uncertain,
+        )
+    # A winning tile chosen by the reader (none was set apart) moves out of the concealed row.
+    if layout.winning is None and best.winning >= 0:
+        _move_to_winning(result, best.winning)
+    for g, group in enumerate(result.groups):
+        if group.kind == "meld":
+            codes = [result.tiles[i].code for i in group.tiles]
+            kind = "kong" if len(codes) == 4 else "pung" if len(set(codes)) == 1 else "chow"
+            result.groups[g] = GroupResult(kind, group.concealed, group.tiles, group.claimed)
+    result.hand, result.score = best.hand, best.score
+    result.confidence = best.probability
+    result.warnings.extend(reading.warnings)
+    if reading.runner_up is not None:
+        result.runner_up = {
+            "hand": reading.runner_up.hand,
+            "total": reading.runner_up.score.get("total"),
+            "probability": round(reading.runner_up.probability, 4),
+        }
+    if uncertain:
+        result.warnings.append(
+            "uncertain tile(s): "
+            + ", ".join(f"{result.tiles[i].code} (read {result.tiles[i].detected})" for i in sorted(uncertain))
+        )
+    if best.score.get("ok"):
+        result.fan_tiles = [_fan_tile_indices(fan, result) for fan in best.score["fans"]]
+    if not reading.winning:
+        error = best.score.get("error") or {}
+        result.error = PhotoError(
+            "not_winning",
+            error.get("code", "not_winning"),
+            "no reading of the tiles makes a winning hand"
+            + (f": {error['message']}" if error else "")
+            + "; the most probable reading is shown",
+        )
+    elif best.score.get("reason") == "below_minimum":
+        result.error = PhotoError(
+            "not_winning", "below_minimum", f"the hand scores {best.score['total']}, below the rule set's minimum"
+        )
+
+
+def _move_to_winning(result: PhotoResult, winning: int) -> None:
+    concealed_group = result.tiles[winning].group
+    row = result.groups[concealed_group]
+    result.groups[concealed_group] = GroupResult(
+        row.kind, True, tuple(i for i in row.tiles if i != winning)
+    )
+    result.groups.append(GroupResult("winning", True, (winning,)))
+    t = result.tiles[winning]
+    result.tiles[winning] = TileResult(
+        t.code, t.detected, t.box, t.confidence, t.alternatives, "winning", len(result.groups) - 1, t.uncertain
+    )
+
+
+def _fan_tile_indices(fan: Mapping[str, Any], result: PhotoResult) -> list[int]:
+    """The boxes behind a fan: each occurrence's tile group matched to physical tiles.
+
+    A group equal to a meld's tiles is that meld; other tiles are matched by code, preferring the
+    winning tile, then concealed tiles, then meld tiles and flowers, each tile used once per
+    occurrence.
+    """
+    preference = {"winning": 0, "concealed": 1, "meld": 2, "flower": 3}
+    placed = [i for i, t in enumerate(result.tiles) if t.role in preference]
+    placed.sort(key=lambda i: preference[result.tiles[i].role])
+    out: list[int] = []
+    for occurrence in fan.get("groups") or [fan.get("tiles", [])]:
+        wanted = sorted(occurrence)
+        meld = next(
+            (g for g in result.groups
+             if g.kind in ("chow", "pung", "kong") and sorted(result.tiles[i].code for i in g.tiles) == wanted),
+            None,
+        )
+        if meld is not None:
+            out.extend(i for i in meld.tiles if i not in out)
+            continue
+        used: set[int] = set()
+        for code in occurrence:
+            pick = next((i for i in placed if i not in used and result.tiles[i].code == code), None)
+            if pick is not None:
+                used.add(pick)
+                if pick not in out:
+                    out.append(pick)
+    return out

@@ -1,0 +1,286 @@
+"""Read the hand: pick each tile's code from the detector's top-k so the tiles form a winning hand.
+
+The layout (from `vision.grouping`) fixes where every tile goes; this module chooses the codes.
+Readings are enumerated from the most probable down (each tile's alternatives are independent,
+so the k-best enumeration below is exact), and each one is checked by the scoring engine
+itself (`scoring.score_json`): tile counts, at most four copies, real chows/pungs/kongs and a
+winning decomposition. The first reading that wins is the answer; the next distinct winning
+reading is the runner-up, reported when it is close.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from scoring import score_json
+from vision.detections import BACK, TILE_CODES
+from vision.grouping import FLOWER_CODES, Layout
+from vision.photo_errors import PhotoError
+
+PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
+MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
+UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
+CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
+MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
+
+
+@dataclass(frozen=True)
+class Reading:
+    """One assignment of codes: per layout tile index (face-down kong tiles get the kong's code)."""
+
+    codes: Mapping[int, str]
+    winning: int  # layout index of the winning tile, -1 when none could be chosen
+    hand: dict  # the JSON hand of scoring's schema, context included
+    score: dict  # scoring's JSON result for `hand`
+    probability: float  # joint probability of the chosen codes (per-tile top-k normalised)
+
+
+@dataclass(frozen=True)
+class HandReading:
+    best: Reading  # the most probable winning reading, else the most probable reading
+    winning: bool  # whether `best` is a winning hand
+    runner_up: Reading | None  # next distinct winning reading, when close to the best
+    uncertain: tuple[int, ...]  # tiles whose chosen code is doubtful or differs from the top-1
+    warnings: tuple[str, ...]
+
+
+def read_hand(
+    layout: Layout,
+    context: Mapping[str, object] | None = None,
+    rules: str = "mcr",
+    options: Mapping[str, object] | None = None,
+    winning_tile: str | None = None,
+    kong_codes: tuple[str, ...] = (),
+) -> HandReading:
+    """Choose the most probable reading of `layout` that is a winning hand.
+
+    `context` holds the JSON hand's win flags (self_drawn, seat_wind, ...). `winning_tile`
+    names the winning tile when the photo does not show it set apart (or overrides it).
+    `kong_codes` names, in order, the tiles of kongs laid with all four tiles face down.
+    Raises PhotoError (not_winning) when the tile count cannot make a hand or tiles are unreadable.
+    """
+    warnings: list[str] = []
+    kong_fill = _face_down_kongs(layout, kong_codes)
+    choices = _tile_choices(layout, winning_tile, warnings)
+    _check_tile_count(layout)
+    variables = sorted(choices)
+    lists = [choices[i] for i in variables]
+
+    def build(vector: tuple[int, ...]) -> tuple[dict[int, str], float]:
+        codes = {i: lists[k][vector[k]][0] for k, i in enumerate(variables)}
+        prob = math.prod(lists[k][vector[k]][1] for k in range(len(variables)))
+        for meld_no, code in kong_fill.items():
+            for i in layout.melds[meld_no].tiles:
+                if layout.tiles[i].code == BACK:
+                    codes[i] = code
+        return codes, prob
+
+    best: Reading | None = None
+    runner_up: Reading | None = None
+    first: Reading | None = None
+    for tried, vector in enumerate(_k_best(lists)):
+        if tried >= MAX_TRIED:
+            break
+        codes, prob = build(vector)
+        if not _kongs_agree(layout, codes):
+            continue
+        if best is not None and prob < CLOSE_RUNNER_UP * best.probability:
+            break
+        reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options)
+        if first is None:
+            first = reading
+        if not _is_winning(reading.score):
+            continue
+        if best is None:
+            best = reading
+        elif _hand_key(reading.hand) != _hand_key(best.hand):
+            runner_up = reading
+            break
+    if first is None:  # every reading had face-up kong tiles that disagree
+        first = _score_reading(layout, build((0,) * len(lists))[0], 0.0, winning_tile, context, rules, options)
+    chosen = best or first
+    if layout.winning is None and winning_tile is None:
+        warnings.append(
+            f"no tile was set apart as the winning tile; assumed {chosen.hand['winning_tile']} "
+            "(the highest-scoring choice): give the right one with --winning-tile"
+        )
+    top = {i: lists[k][0][0] for k, i in enumerate(variables)}
+    uncertain = tuple(
+        i
+        for k, i in enumerate(variables)
+        if chosen.codes[i] != top[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
+    )
+    return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings))
+
+
+def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, str]:
+    """Codes for kongs whose four tiles all lie face down, from the caller's hints."""
+    hidden = [
+        n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)
+    ]
+    bad = [c for c in kong_codes if c not in PLAYING_CODES]
+    if bad:
+        raise PhotoError("bad_input", "bad_kong_code", f"--kong {bad[0]}: not a tile code such as 5p or 7z")
+    if len(kong_codes) < len(hidden):
+        raise PhotoError(
+            "not_winning",
+            "unknown_kong",
+            f"{len(hidden)} concealed kong(s) lie with all four tiles face down, so their tile cannot "
+            "be seen; name each with --kong CODE (e.g. --kong 5p)",
+        )
+    return dict(zip(hidden, kong_codes))
+
+
+def _normalised(alternatives: tuple[tuple[str, float], ...]) -> list[tuple[str, float]]:
+    playing = [(c, p) for c, p in alternatives if c in PLAYING_CODES and p > 0]
+    total = sum(p for _, p in playing)
+    if not playing:
+        return []
+    kept = [(c, p / total) for c, p in playing if p / total >= MIN_ALTERNATIVE]
+    return sorted(kept, key=lambda cp: -cp[1])
+
+
+def _tile_choices(
+    layout: Layout, winning_tile: str | None, warnings: list[str]
+) -> dict[int, list[tuple[str, float]]]:
+    """Candidate codes, most probable first, for every face-up tile of the hand."""
+    in_hand = list(layout.concealed) + [i for m in layout.melds for i in m.tiles]
+    if layout.winning is not None:
+        in_hand.append(layout.winning)
+    choices: dict[int, list[tuple[str, float]]] = {}
+    unreadable = []
+    for i in in_hand:
+        tile = layout.tiles[i]
+        if tile.code == BACK:
+            if any(i in m.tiles and m.concealed for m in layout.melds):
+                continue  # takes the kong's code
+            unreadable.append(i)
+            continue
+        options = _normalised(tile.alternatives or ((tile.code, tile.confidence),))
+        if not options:
+            unreadable.append(i)
+            continue
+        choices[i] = options
+    if unreadable:
+        raise PhotoError(
+            "not_winning",
+            "unreadable_tiles",
+            f"{len(unreadable)} tile(s) of the hand lie face down or could not be read as a playing tile",
+        )
+    if winning_tile is not None:
+        if winning_tile not in PLAYING_CODES:
+            raise PhotoError(
+                "bad_input", "bad_winning_tile", f"--winning-tile {winning_tile}: not a tile code such as 5p"
+            )
+        if layout.winning is not None:
+            seen = choices[layout.winning]
+            if seen[0][0] != winning_tile:
+                warnings.append(
+                    f"the tile set apart reads {seen[0][0]}, but --winning-tile says {winning_tile}; "
+                    "used the latter"
+                )
+            choices[layout.winning] = [(winning_tile, dict(seen).get(winning_tile, seen[0][1]))]
+    return choices
+
+
+def _check_tile_count(layout: Layout) -> None:
+    standing = len(layout.concealed) + (layout.winning is not None)
+    expected = 14 - 3 * len(layout.melds)
+    if standing != expected:
+        melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
+        total = standing + sum(len(m.tiles) for m in layout.melds)
+        raise PhotoError(
+            "not_winning",
+            "tile_count",
+            f"read {total} tiles: {standing} concealed{melds}; a winning hand needs {expected} concealed "
+            f"tiles{melds} (14 tiles, plus one per kong)",
+        )
+
+
+def _k_best(lists: list[list[tuple[str, float]]]):
+    """Index vectors into `lists` (each sorted by falling probability) in order of falling product.
+
+    Each vector has one parent (lower its last raised position), so none repeats; a child is
+    never more probable than its parent, so a heap yields them best first.
+    """
+    logs = [[math.log(max(p, 1e-12)) for _, p in options] for options in lists]
+    start = (0,) * len(lists)
+    heap = [(-sum(l[0] for l in logs), start, 0)]
+    while heap:
+        neg, vector, pivot = heapq.heappop(heap)
+        yield vector
+        for k in range(pivot, len(lists)):
+            if vector[k] + 1 < len(lists[k]):
+                child = vector[:k] + (vector[k] + 1,) + vector[k + 1 :]
+                cost = neg - logs[k][vector[k] + 1] + logs[k][vector[k]]
+                heapq.heappush(heap, (cost, child, k))
+
+
+def _kongs_agree(layout: Layout, codes: Mapping[int, str]) -> bool:
+    """The face-up tiles of a concealed kong must all show the same tile."""
+    for m in layout.melds:
+        if m.concealed and len({codes[i] for i in m.tiles}) > 1:
+            return False
+    return True
+
+
+def _score_reading(
+    layout: Layout,
+    codes: dict[int, str],
+    probability: float,
+    winning_tile: str | None,
+    context: Mapping[str, object] | None,
+    rules: str,
+    options: Mapping[str, object] | None,
+) -> Reading:
+    """Score the reading. With no set-apart tile, every distinct concealed code (or only
+    `winning_tile`, when given) is tried as the winning tile; the best winning choice is kept."""
+    if layout.winning is not None:
+        winners = [layout.winning]
+    else:
+        rightmost = {codes[i]: i for i in layout.concealed}
+        winners = [i for c, i in rightmost.items() if winning_tile in (None, c)]
+    if not winners:
+        message = f"no concealed tile reads {winning_tile}, the winning tile given"
+        score = {"ok": False, "error": {"code": "winning_tile_missing", "message": message}}
+        return Reading(codes, -1, _hand_dict(layout, codes, None, context), score, probability)
+    results = []
+    for w in winners:
+        hand = _hand_dict(layout, codes, w, context)
+        results.append((hand, score_json(hand, rules=rules, options=dict(options) if options else None), w))
+    hand, score, w = max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
+    return Reading(codes, w, hand, score, probability)
+
+
+def _hand_dict(
+    layout: Layout, codes: Mapping[int, str], winning: int | None, context: Mapping[str, object] | None
+) -> dict:
+    """The JSON hand; with `winning` None (not known) the winning tile is left out."""
+    melds = []
+    for m in layout.melds:
+        tiles = [codes[i] for i in m.tiles]
+        kind = "kong" if len(tiles) == 4 else "pung" if len(set(tiles)) == 1 else "chow"
+        meld = {"kind": kind, "tiles": tiles, "concealed": m.concealed}
+        if m.claimed is not None:
+            meld["claimed"] = codes[m.claimed]
+        melds.append(meld)
+    hand = {
+        "concealed": [codes[i] for i in layout.concealed if i != winning],
+        "melds": melds,
+        "winning_tile": codes[winning] if winning is not None else None,
+        "flowers": [layout.tiles[i].code for i in layout.flowers],
+    }
+    hand.update(context or {})
+    return hand
+
+
+def _is_winning(score: Mapping[str, object]) -> bool:
+    return bool(score.get("ok")) and score.get("reason") != "not_winning"
+
+
+def _hand_key(hand: Mapping[str, object]) -> tuple:
+    melds = sorted((m["kind"], tuple(sorted(m["tiles"])), m["concealed"]) for m in hand["melds"])
+    return (tuple(sorted(hand["concealed"])), tuple(melds), hand["winning_tile"])
