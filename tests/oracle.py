@@ -71,24 +71,28 @@ def _pack(meld: dict) -> tuple[str, str, int]:
     return ("GANG" if kind == "kong" else "PENG", _code(tiles[0]), offer)
 
 
+def call_arguments(hand: dict) -> dict:
+    """Keyword arguments of `MahjongFanCalculator` for a JSON hand."""
+    return dict(
+        pack=tuple(_pack(m) for m in hand.get("melds", [])),
+        hand=tuple(_code(t) for t in hand["concealed"]),
+        winTile=_code(hand["winning_tile"]),
+        flowerCount=len(hand.get("flowers", [])),
+        isSelfDrawn=bool(hand.get("self_drawn", False)),
+        is4thTile=bool(hand.get("last_copy", False)),
+        isAboutKong=bool(hand.get("kong_replacement", False) or hand.get("robbing_kong", False)),
+        isWallLast=bool(hand.get("last_tile", False)),
+        seatWind=_WIND_INDEX[hand.get("seat_wind", "E")],
+        prevalentWind=_WIND_INDEX[hand.get("round_wind", "E")],
+    )
+
+
 def oracle_fans(hand: dict) -> list[OracleFan]:
     """The oracle's fans for a JSON hand, names normalised to ours, 花牌 included."""
     from MahjongGB import MahjongFanCalculator
 
     try:
-        raw = MahjongFanCalculator(
-            pack=tuple(_pack(m) for m in hand.get("melds", [])),
-            hand=tuple(_code(t) for t in hand["concealed"]),
-            winTile=_code(hand["winning_tile"]),
-            flowerCount=len(hand.get("flowers", [])),
-            isSelfDrawn=bool(hand.get("self_drawn", False)),
-            is4thTile=bool(hand.get("last_copy", False)),
-            isAboutKong=bool(hand.get("kong_replacement", False) or hand.get("robbing_kong", False)),
-            isWallLast=bool(hand.get("last_tile", False)),
-            seatWind=_WIND_INDEX[hand.get("seat_wind", "E")],
-            prevalentWind=_WIND_INDEX[hand.get("round_wind", "E")],
-            verbose=True,
-        )
+        raw = MahjongFanCalculator(**call_arguments(hand), verbose=True)
     except TypeError as exc:
         raise OracleRejected(str(exc)) from exc
     return [OracleFan(_NAME_FIXES.get(zh, zh), en, points, count) for points, count, zh, en in raw]
