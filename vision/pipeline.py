@@ -19,7 +19,7 @@ from typing import Any
 from vision.detections import Detection
 from vision.grouping import Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
-from vision.reader import HandReading, read_hand
+from vision.reader import PLAYING_CODES, HandReading, read_hand
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
@@ -129,17 +129,25 @@ def read_photo(
     shipped ONNX detector (any callable image -> detections). Raises PhotoError (bad_input) for
     an unreadable image, a missing model or bad options.
     """
-    full_context = check_options(rules, context, options)
+    full_context = check_options(rules, context, options, winning_tile, kong_codes)
     detections = _run_detector(image, detect)
     return _read(detections, rules, full_context, winning_tile, kong_codes, options)
 
 
 def check_options(
-    rules: str, context: Mapping[str, Any] | None, options: Mapping[str, Any] | None
+    rules: str,
+    context: Mapping[str, Any] | None,
+    options: Mapping[str, Any] | None,
+    winning_tile: str | None = None,
+    kong_codes: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The full context with defaults; bad rules, options or flags raise PhotoError(bad_input)."""
+    """The full context with defaults; bad rules, options, flags or tile codes raise
+    PhotoError(bad_input) before any work is done on the photo."""
     from scoring import ScoringError, WinContext, get_ruleset
 
+    for what, code in [("winning tile", winning_tile)] + [("kong tile", c) for c in kong_codes]:
+        if code is not None and code not in PLAYING_CODES:
+            raise PhotoError("bad_input", "bad_tile_code", f"{what} {code!r} is not a tile code such as 5p or 7z")
     unknown = set(context or {}) - set(CONTEXT_DEFAULTS)
     if unknown:
         raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}")
@@ -174,7 +182,7 @@ def read_detections(
     options: Mapping[str, Any] | None = None,
 ) -> PhotoResult:
     """Everything after the detector: grouping, hand reading and scoring."""
-    full_context = check_options(rules, context, options)
+    full_context = check_options(rules, context, options, winning_tile, kong_codes)
     return _read(detections, rules, full_context, winning_tile, kong_codes, options)
 
 

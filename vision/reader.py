@@ -60,7 +60,8 @@ def read_hand(
     `context` holds the JSON hand's win flags (self_drawn, seat_wind, ...). `winning_tile`
     names the winning tile when the photo does not show it set apart (or overrides it).
     `kong_codes` names, in order, the tiles of kongs laid with all four tiles face down.
-    Raises PhotoError (not_winning) when the tile count cannot make a hand or tiles are unreadable.
+    Codes passed in are assumed valid (the pipeline checks them). Raises PhotoError (not_winning)
+    when the tile count cannot make a hand or tiles are unreadable.
     """
     warnings: list[str] = []
     kong_fill = _face_down_kongs(layout, kong_codes)
@@ -72,10 +73,13 @@ def read_hand(
     def build(vector: tuple[int, ...]) -> tuple[dict[int, str], float]:
         codes = {i: lists[k][vector[k]][0] for k, i in enumerate(variables)}
         prob = math.prod(lists[k][vector[k]][1] for k in range(len(variables)))
-        for meld_no, code in kong_fill.items():
-            for i in layout.melds[meld_no].tiles:
-                if layout.tiles[i].code == BACK:
-                    codes[i] = code
+        # Face-down kong tiles show the kong's tile: its face-up tiles' or the caller's hint.
+        for n, m in enumerate(layout.melds):
+            down = [i for i in m.tiles if layout.tiles[i].code == BACK]
+            if down:
+                shown = [codes[i] for i in m.tiles if i not in down]
+                for i in down:
+                    codes[i] = kong_fill[n] if n in kong_fill else shown[0]
         return codes, prob
 
     best: Reading | None = None
@@ -121,9 +125,6 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, s
     hidden = [
         n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)
     ]
-    bad = [c for c in kong_codes if c not in PLAYING_CODES]
-    if bad:
-        raise PhotoError("bad_input", "bad_kong_code", f"--kong {bad[0]}: not a tile code such as 5p or 7z")
     if len(kong_codes) < len(hidden):
         raise PhotoError(
             "not_winning",
@@ -170,19 +171,14 @@ def _tile_choices(
             "unreadable_tiles",
             f"{len(unreadable)} tile(s) of the hand lie face down or could not be read as a playing tile",
         )
-    if winning_tile is not None:
-        if winning_tile not in PLAYING_CODES:
-            raise PhotoError(
-                "bad_input", "bad_winning_tile", f"--winning-tile {winning_tile}: not a tile code such as 5p"
+    if winning_tile is not None and layout.winning is not None:
+        seen = choices[layout.winning]
+        if seen[0][0] != winning_tile:
+            warnings.append(
+                f"the tile set apart reads {seen[0][0]}, but the winning tile was given as {winning_tile}; "
+                "used the latter"
             )
-        if layout.winning is not None:
-            seen = choices[layout.winning]
-            if seen[0][0] != winning_tile:
-                warnings.append(
-                    f"the tile set apart reads {seen[0][0]}, but --winning-tile says {winning_tile}; "
-                    "used the latter"
-                )
-            choices[layout.winning] = [(winning_tile, dict(seen).get(winning_tile, seen[0][1]))]
+        choices[layout.winning] = [(winning_tile, dict(seen).get(winning_tile, seen[0][1]))]
     return choices
 
 

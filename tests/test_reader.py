@@ -1,0 +1,169 @@
+"""Hand reading and the detections -> score pipeline, on synthetic boxes (no model needed)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.synthetic_boxes import RowSpec, row_detections
+from vision.detections import Detection
+from vision.pipeline import read_detections
+from vision.photo_errors import PhotoError
+
+RULES = "sihai"
+# 123m 456p 789s 55z 77z, winning on 7z (set apart)
+CONCEALED = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z"]
+
+
+def hand_row(concealed, winning, probs=None, **kw):
+    codes = list(concealed) + [winning]
+    return row_detections(RowSpec(codes, gaps_after={len(concealed) - 1: 20}, probs=probs or {}, **kw))
+
+
+def test_a_clean_hand_scores_and_to_json_has_the_issue_shape():
+    result = read_detections(hand_row(CONCEALED, "7z"), rules=RULES)
+    assert result.error is None and result.exit_code == 0
+    assert result.hand["concealed"] == CONCEALED and result.hand["winning_tile"] == "7z"
+    out = result.to_json()
+    assert set(out) >= {"tiles", "groups", "hand", "score", "confidence", "warnings"}
+    assert set(out["tiles"][0]) >= {"code", "box", "confidence", "alternatives"}
+    assert out["score"]["ok"] and out["score"]["total"] == result.score["total"] > 0
+    assert out["confidence"] == 1.0
+
+
+def test_reader_picks_the_alternative_that_makes_a_winning_hand():
+    # The 8s is read as 8p first; only 8s completes 789s.
+    probs = {7: (("8p", 0.6), ("8s", 0.35), ("9s", 0.05))}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED
+    tile = result.tiles[7]
+    assert (tile.code, tile.detected, tile.uncertain) == ("8s", "8p", True)
+    assert any("8s (read 8p)" in w for w in result.warnings)
+    assert result.confidence == pytest.approx(0.35)
+
+
+def test_close_runner_up_is_reported():
+    # 45m waits on 3m or 6m; the winning tile reads 3m (0.55) or 6m (0.45): both win.
+    concealed = ["4m", "5m", "1p", "2p", "3p", "7s", "8s", "9s", "2z", "2z", "2z", "5z", "5z"]
+    probs = {13: (("3m", 0.55), ("6m", 0.45))}
+    result = read_detections(hand_row(concealed, "3m", probs), rules=RULES)
+    assert result.hand["winning_tile"] == "3m"
+    assert result.runner_up is not None and result.runner_up["hand"]["winning_tile"] == "6m"
+    assert result.runner_up["probability"] == pytest.approx(0.45)
+
+
+def test_five_copies_read_is_not_a_winning_hand():
+    concealed = ["1m", "1m", "1m", "1m", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "9s"]
+    result = read_detections(hand_row(concealed, "9s"), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "too_many_copies"
+    assert "5 copies of 1m" in result.error.message
+    assert result.hand is not None  # the best reading is still shown
+
+
+@pytest.mark.parametrize("count", [12, 14])
+def test_thirteen_or_fifteen_tiles_give_a_tile_count_error(count):
+    concealed = (CONCEALED + ["9p"])[:count]
+    result = read_detections(hand_row(concealed, "7z"), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "tile_count"
+    assert f"read {count + 1} tiles" in result.error.message
+    assert len(result.tiles) == count + 1  # the tiles are still reported
+
+
+def _kong_scene(kong_codes):
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
+    tiles = hand_row(concealed, "9s")
+    tiles += row_detections(RowSpec(kong_codes, origin=(150, 380)))
+    return tiles
+
+
+def test_concealed_kong_with_two_tiles_face_down():
+    result = read_detections(_kong_scene(["back", "6z", "6z", "back"]), rules=RULES)
+    assert result.error is None
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
+    assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong"]
+
+
+def test_kong_all_face_down_needs_a_hint():
+    result = read_detections(_kong_scene(["back"] * 4), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "unknown_kong"
+    assert "--kong" in result.error.message
+    hinted = read_detections(_kong_scene(["back"] * 4), rules=RULES, kong_codes=["3z"])
+    assert hinted.score["ok"] and hinted.score["winning"]
+    assert hinted.hand["melds"][0]["tiles"] == ["3z"] * 4
+
+
+def test_exposed_meld_and_flowers_reach_the_hand():
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
+    tiles = hand_row(concealed, "5z")
+    tiles += row_detections(RowSpec(["7z", "7z", "7z"], origin=(150, 380), sideways={1}))
+    tiles.append(Detection((10, 10, 50, 66), "2f", 0.9, (("2f", 0.9),)))
+    result = read_detections(tiles, rules=RULES, context={"seat_wind": "S"})
+    assert result.error is None
+    assert result.hand["melds"] == [{"kind": "pung", "tiles": ["7z"] * 3, "concealed": False, "claimed": "7z"}]
+    assert result.hand["flowers"] == ["2f"] and result.hand["seat_wind"] == "S"
+    assert result.score["flowers"] == 1
+
+
+def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
+    row = row_detections(RowSpec(CONCEALED + ["7z"]))
+    result = read_detections(row, rules=RULES)
+    assert result.error is None
+    assert any("no tile was set apart" in w for w in result.warnings)
+    named = read_detections(row, rules=RULES, winning_tile="5z")
+    assert named.hand["winning_tile"] == "5z"
+    assert not any("no tile was set apart" in w for w in named.warnings)
+    winners = [t for t in named.tiles if t.role == "winning"]
+    assert len(winners) == 1 and winners[0].code == "5z"
+
+
+def test_given_winning_tile_overrides_the_set_apart_reading():
+    result = read_detections(hand_row(CONCEALED, "6z"), rules=RULES, winning_tile="7z")
+    assert result.error is None and result.hand["winning_tile"] == "7z"
+    assert any("reads 6z" in w for w in result.warnings)
+
+
+def test_no_winning_reading_near_says_so_and_shows_the_best():
+    concealed = ["1m", "3m", "5m", "7m", "9m", "2p", "4p", "6p", "8p", "1s", "3s", "5s", "7s"]
+    result = read_detections(hand_row(concealed, "9s"), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "not_winning"
+    assert "no reading of the tiles makes a winning hand" in result.error.message
+    assert result.hand["concealed"] == concealed
+
+
+def test_several_hands_keep_the_tiles_and_exit_4():
+    tiles = []
+    for y in (50, 400, 750):
+        tiles += row_detections(RowSpec(CONCEALED + ["1z"], origin=(100, y)))
+    result = read_detections(tiles, rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "several_hands"
+    assert len(result.tiles) == 42 and all(t.role == "unassigned" for t in result.tiles)
+
+
+def test_fan_provenance_points_at_tiles_with_the_fans_codes():
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
+    tiles = hand_row(concealed, "5z")
+    tiles += row_detections(RowSpec(["7z", "7z", "7z"], origin=(150, 380), sideways={1}))
+    result = read_detections(tiles, rules=RULES)
+    assert len(result.fan_tiles) == len(result.score["fans"])
+    for fan, indices in zip(result.score["fans"], result.fan_tiles):
+        codes = Counter(result.tiles[i].code for i in indices)
+        assert codes == Counter(fan["tiles"]) or not fan["tiles"], fan["en"]
+
+
+@pytest.mark.parametrize(
+    "kwargs, code",
+    [
+        ({"rules": "nope"}, "unknown_rules"),
+        ({"context": {"seat_wind": "X"}}, "bad_wind"),
+        ({"context": {"sitting": True}}, "bad_context"),
+        ({"winning_tile": "5x"}, "bad_tile_code"),
+        ({"kong_codes": ["0m"]}, "bad_tile_code"),
+        ({"context": {"kong_replacement": True}}, "contradictory_flags"),
+    ],
+)
+def test_bad_options_are_bad_input(kwargs, code):
+    with pytest.raises(PhotoError) as err:
+        read_detections(hand_row(CONCEALED, "7z"), **{"rules": RULES, **kwargs})
+    assert err.value.code == code and err.value.exit_code == 2
