@@ -1,0 +1,134 @@
+"""Write a YOLO dataset of synthetic photos: images/{train,val}, labels/{train,val},
+meta/{train,val} (per-image ground truth), data.yaml and synth.json.
+
+Every image depends only on (seed, index) and the art, never on the worker that drew
+it, so the same arguments give the same bytes.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .art import CACHE_DIR, Atlas, ArtError, available_sources, load_atlas
+from .codes import CLASS_NAMES
+
+LAYOUT_WEIGHTS = {"hand": 0.45, "table": 0.3, "closeup": 0.25}
+ASPECTS = ((4, 3), (3, 4), (16, 9), (1, 1), (9, 16))
+JPEG_QUALITY = 93
+
+
+@dataclass(frozen=True)
+class SynthConfig:
+    out: Path
+    count: int
+    seed: int = 0
+    val_fraction: float = 0.1
+    sources: tuple[str, ...] = ()  # empty = every available source
+    holdout_source: str | None = None
+    layouts: tuple[str, ...] = tuple(LAYOUT_WEIGHTS)
+    imgsz: int = 640
+    workers: int = 1
+    cache: Path = CACHE_DIR
+
+
+def resolve_sources(config: SynthConfig) -> list[str]:
+    """The art sources to draw from, or an ArtError saying why there are none."""
+    known = available_sources(config.cache)
+    wanted = list(config.sources) or known
+    missing = [s for s in wanted if s not in known]
+    if missing:
+        raise ArtError("source_missing", f"art source(s) not available: {', '.join(missing)} "
+                       "(run `python datasets/fetch_art.py`)")
+    chosen = [s for s in wanted if s != config.holdout_source]
+    if not chosen:
+        raise ArtError("no_sources", "no art source left after holding one out")
+    return chosen
+
+
+def is_val(index: int, val_fraction: float) -> bool:
+    """Every k-th image is validation, k = round(1 / val_fraction)."""
+    return val_fraction > 0 and index % max(1, round(1 / val_fraction)) == 0
+
+
+def image_size(rng: np.random.Generator, imgsz: int) -> tuple[int, int]:
+    a, b = ASPECTS[rng.integers(len(ASPECTS))]
+    if a >= b:
+        return imgsz, int(round(imgsz * b / a / 2)) * 2
+    return int(round(imgsz * a / b / 2)) * 2, imgsz
+
+
+_ATLASES: dict[str, Atlas] = {}
+
+
+def _init_worker(sources: list[str], cache: Path) -> None:
+    for s in sources:
+        _ATLASES[s] = load_atlas(s, cache)
+
+
+def render_one(config: SynthConfig, sources: list[str], index: int) -> tuple[str, int]:
+    """Render and write image `index`; returns (stem, number of labels)."""
+    import cv2
+
+    from .scene import make_sample, yolo_lines
+
+    rng = np.random.default_rng([config.seed, index])
+    source = sources[rng.integers(len(sources))]
+    kinds = list(config.layouts)
+    weights = np.array([LAYOUT_WEIGHTS[k] for k in kinds])
+    kind = kinds[rng.choice(len(kinds), p=weights / weights.sum())]
+    width, height = image_size(rng, config.imgsz)
+    sample = make_sample(rng, _ATLASES[source], kind, width, height)
+    split = "val" if is_val(index, config.val_fraction) else "train"
+    stem = f"{config.seed}_{index:07d}"
+    out = config.out
+    ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
+                           [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
+    (out / "images" / split / f"{stem}.jpg").write_bytes(buf.tobytes())
+    lines = yolo_lines(sample)
+    (out / "labels" / split / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
+    (out / "meta" / split / f"{stem}.json").write_text(json.dumps(sample.meta, separators=(",", ":")))
+    return stem, len(lines)
+
+
+def _render_star(args):
+    return render_one(*args)
+
+
+def data_yaml(out: Path) -> str:
+    names = "\n".join(f"  {i}: '{n}'" for i, n in enumerate(CLASS_NAMES))
+    return (f"# synthetic mahjong scenes (datasets/synth.py)\npath: {out.resolve()}\n"
+            f"train: images/train\nval: images/val\nnc: {len(CLASS_NAMES)}\nnames:\n{names}\n")
+
+
+def generate(config: SynthConfig, progress: bool = True) -> dict:
+    """Render the whole dataset; returns the summary also written to synth.json."""
+    from tqdm import tqdm
+
+    sources = resolve_sources(config)
+    for split in ("train", "val"):
+        for kind in ("images", "labels", "meta"):
+            (config.out / kind / split).mkdir(parents=True, exist_ok=True)
+    jobs = [(config, sources, i) for i in range(config.count)]
+    bar = dict(total=config.count, desc="rendering", unit="img", disable=not progress)
+    labels = 0
+    if config.workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(config.workers, _init_worker, (sources, config.cache)) as pool:
+            for _, n in tqdm(pool.imap_unordered(_render_star, jobs, chunksize=4), **bar):
+                labels += n
+    else:
+        _init_worker(sources, config.cache)
+        for _, n in tqdm(map(_render_star, jobs), **bar):
+            labels += n
+    summary = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()
+                          if k not in ("workers", "cache")},
+               "sources": sources, "images": config.count, "labels": labels,
+               "val_images": sum(is_val(i, config.val_fraction) for i in range(config.count))}
+    (config.out / "data.yaml").write_text(data_yaml(config.out))
+    (config.out / "synth.json").write_text(json.dumps(summary, indent=1))
+    return summary

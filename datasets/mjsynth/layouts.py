@@ -1,0 +1,333 @@
+"""Where the tiles lie: the three scene layouts (a winning hand laid out for a photo, a
+whole table, a close-up) as 3-D tile poses on the table plane z = 0, in millimetres.
+
+A camera on the -y side looking towards +y sees tiles with yaw 0 upright.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .codes import FLOWERS, PLAYABLE
+from .hands import WinningHand, random_winning_hand
+
+
+@dataclass(frozen=True)
+class TileSize:
+    w: float  # face width
+    h: float  # face height
+    d: float  # thickness (face to back)
+
+
+@dataclass(frozen=True)
+class Pose:
+    """A box's centre and its axes: u = face right, v = face up, n = out of the face."""
+
+    centre: np.ndarray
+    u: np.ndarray
+    v: np.ndarray
+    n: np.ndarray
+
+
+@dataclass
+class PlacedTile:
+    true_code: str
+    pose: Pose
+    face_up: bool  # the face points away from the table or stands upright
+    role: str  # concealed | winning | meld | kong | flower | other
+    group: int | None = None
+
+
+@dataclass
+class Prop:
+    """A distractor box (die, phone, score stick) that is never labelled."""
+
+    pose: Pose
+    size: TileSize
+    colour: tuple[int, int, int]
+
+
+@dataclass
+class Group:
+    id: int
+    kind: str  # chow | pung | kong
+    concealed: bool
+
+
+@dataclass
+class View:
+    """Where the camera may stand: azimuth 0 = on the -y side looking towards +y."""
+
+    azimuth: float  # degrees
+    azimuth_spread: float
+    elevation: tuple[float, float]  # degrees above the table
+    fill: tuple[float, float]  # fraction of the frame the layout spans
+    distance: tuple[float, float]  # camera distance in layout extents (perspective strength)
+
+
+@dataclass
+class Layout:
+    kind: str  # hand | table | closeup
+    tiles: list[PlacedTile]
+    groups: list[Group]
+    view: View
+    hand: dict | None = None
+    props: list[Prop] = field(default_factory=list)
+
+
+def _rot(yaw: float) -> tuple[np.ndarray, np.ndarray]:
+    c, s = np.cos(yaw), np.sin(yaw)
+    return np.array([c, s, 0.0]), np.array([-s, c, 0.0])
+
+
+def flat_pose(x: float, y: float, yaw: float, size: TileSize, face_up: bool = True,
+              z: float = 0.0) -> Pose:
+    """A tile lying on its back (face up) or on its face; yaw 0 = face top towards +y."""
+    u, v = _rot(yaw)
+    n = np.array([0.0, 0.0, 1.0 if face_up else -1.0])
+    if not face_up:
+        u = -u  # keep u x v = n
+    return Pose(np.array([x, y, z + size.d / 2]), u, v, n)
+
+
+def standing_pose(x: float, y: float, yaw: float, size: TileSize) -> Pose:
+    """A tile standing on its bottom edge, face towards -y rotated by yaw."""
+    u, back = _rot(yaw)
+    return Pose(np.array([x, y, size.h / 2]), u, np.array([0.0, 0.0, 1.0]), -back)
+
+
+def _transform(pose: Pose, yaw: float, shift: np.ndarray) -> Pose:
+    """Rotate a pose about the z axis through the origin, then shift it."""
+    c, s = np.cos(yaw), np.sin(yaw)
+    r = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
+    return Pose(r @ pose.centre + shift, r @ pose.u, r @ pose.v, r @ pose.n)
+
+
+def random_tile_size(rng: np.random.Generator) -> TileSize:
+    w = rng.uniform(22, 30)
+    return TileSize(w, w * rng.uniform(1.25, 1.45), w * rng.uniform(0.6, 0.9))
+
+
+# --- a winning hand laid out for a photo ---
+
+@dataclass
+class _Item:
+    """One tile in a row being laid out, before its position is known."""
+
+    code: str
+    face_up: bool
+    sideways: bool
+    role: str
+    group: int | None
+
+
+def _row(items: list[_Item], x0: float, y_near: float, size: TileSize, gap: float,
+         standing: bool) -> tuple[list[PlacedTile], float]:
+    """Lay items left to right from x0 with their near edges on y_near; returns the
+    placed tiles and the x where the row ends."""
+    placed, x = [], x0
+    for it in items:
+        along = size.h if it.sideways else size.w
+        cx = x + along / 2
+        if standing:
+            pose = standing_pose(cx, y_near + size.d / 2, 0.0, size)
+        else:
+            depth = size.w if it.sideways else size.h
+            pose = flat_pose(cx, y_near + depth / 2, np.pi / 2 if it.sideways else 0.0,
+                             size, it.face_up)
+        placed.append(PlacedTile(it.code, pose, it.face_up, it.role, it.group))
+        x += along + gap
+    return placed, x
+
+
+def _kong_face_pattern(rng: np.random.Generator) -> list[bool]:
+    roll = rng.random()
+    if roll < 0.45:
+        return [False, True, True, False]  # the two ends face down
+    if roll < 0.65:
+        return [True, False, False, True]
+    if roll < 0.85:
+        return [False] * 4
+    return [True] * 4
+
+
+def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    hand: WinningHand = random_winning_hand(rng)
+    gap = rng.uniform(0.0, 1.2)
+    standing = rng.random() < 0.45
+    groups: list[Group] = []
+    meld_rows: list[list[_Item]] = []
+    for s in hand.sets:
+        if s.exposed:
+            g = Group(len(groups), s.kind, False)
+            groups.append(g)
+            meld_rows.append([_Item(t, True, k == s.claimed_index, "meld", g.id)
+                              for k, t in enumerate(s.tiles)])
+        elif s.kind == "kong":
+            g = Group(len(groups), "kong", True)
+            groups.append(g)
+            meld_rows.append([_Item(t, up, False, "kong", g.id)
+                              for t, up in zip(s.tiles, _kong_face_pattern(rng))])
+    concealed = hand.concealed_tiles()
+    if rng.random() < 0.85:  # most players sort their tiles
+        concealed.sort(key=PLAYABLE.index)
+    else:
+        concealed = [concealed[i] for i in rng.permutation(len(concealed))]
+    tiles, x_end = _row([_Item(t, True, False, "concealed", None) for t in concealed],
+                        0.0, 0.0, size, gap, standing)
+    win_gap = size.w * rng.uniform(0.25, 1.0)
+    win_standing = standing and rng.random() < 0.7
+    win, x_end = _row([_Item(hand.winning_tile, True, False, "winning", None)],
+                      x_end + win_gap, 0.0, size, gap, win_standing)
+    tiles += win
+    # Exposed melds: in front of the concealed row, or continuing it to the right.
+    row_depth = size.d if standing else size.h
+    in_front = rng.random() < 0.6 or not meld_rows
+    x = rng.uniform(-size.w, size.w * 2) if in_front else x_end + size.w * rng.uniform(0.5, 1.5)
+    y_near = -(size.h + rng.uniform(2, 12)) if in_front else (0.0 if not standing else -size.h + row_depth)
+    for row in [meld_rows[i] for i in rng.permutation(len(meld_rows))]:
+        placed, x = _row(row, x, y_near, size, gap, False)
+        tiles += placed
+        x += size.w * rng.uniform(0.2, 0.8)
+    if hand.flowers:  # set apart at the far left, in front or level with the row
+        fx = -size.w * (len(hand.flowers) + rng.uniform(1.0, 2.5))
+        fy = -(size.h + rng.uniform(2, 12)) * rng.integers(0, 2)
+        placed, _ = _row([_Item(f, True, False, "flower", None) for f in hand.flowers],
+                         fx, fy, size, gap, False)
+        tiles += placed
+    from_across = not standing and rng.random() < 0.12  # upside-down photo across the table
+    view = View(180.0 if from_across else 0.0, 25.0,
+                (25.0, 70.0) if standing else (35.0, 90.0), (0.55, 0.98), (1.0, 3.0))
+    return Layout("hand", tiles, groups, view, hand.to_json())
+
+
+# --- whole-table views ---
+
+def _full_set(rng: np.random.Generator) -> list[str]:
+    codes = [c for c in PLAYABLE for _ in range(4)] + list(FLOWERS)
+    return [codes[i] for i in rng.permutation(len(codes))]
+
+
+def table_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """Four seats round a square: hands standing, walls of face-down stacks, discard
+    ponds, exposed melds; or (sometimes) a set spread face up in a grid."""
+    if rng.random() < 0.3:
+        return _spread_layout(rng, size)
+    deck = _full_set(rng)
+
+    def draw() -> str:
+        if len(deck) < 3:  # a crowded table may need more than one set: open another
+            deck[:0] = _full_set(rng)
+        return deck.pop()
+
+    tiles: list[PlacedTile] = []
+    groups: list[Group] = []
+    gap = rng.uniform(0.0, 1.0)
+    wall_half = 9.5 * size.w
+    for seat in range(4):
+        yaw = seat * np.pi / 2  # seat 0 sits at -y and faces +y
+        origin = np.zeros(3)
+        local: list[PlacedTile] = []
+        # The wall in front of the seat: up to 18 stacks of two, face down, some taken.
+        stacks = int(rng.integers(0, 19))
+        start = int(rng.integers(0, 19 - stacks)) if stacks < 18 else 0
+        for k in range(start, start + stacks):
+            x = (k - 9 + 0.5) * (size.w + gap * 0.3)
+            for level in range(1 + int(rng.random() < 0.85)):
+                pose = flat_pose(x, -wall_half, 0.0, size, face_up=False, z=level * size.d)
+                local.append(PlacedTile(draw(), pose, False, "other"))
+        # Discards: rows of six face up between the wall and the centre.
+        for k in range(int(rng.integers(0, 19))):
+            r, c = divmod(k, 6)
+            jitter = rng.normal(0, 0.8, 2)
+            pose = flat_pose((c - 3 + 0.5) * (size.w + gap) + jitter[0],
+                             -3.2 * size.h + (2 - r) * (size.h + gap) + jitter[1],
+                             rng.normal(0, 0.04), size)
+            local.append(PlacedTile(draw(), pose, True, "other"))
+        # The player's hand, standing outside the wall, facing the player.
+        n_melds = int(rng.choice([0, 0, 1, 1, 2, 3]))
+        hand_y = -wall_half - 2.5 * size.h
+        items = [_Item(draw(), True, False, "concealed", None) for _ in range(13 - 3 * n_melds)]
+        x0 = -len(items) * (size.w + gap) / 2 - 2 * size.w
+        placed, x_end = _row(items, x0, hand_y, size, gap, True)
+        local += placed
+        # Exposed melds flat, between the hand and the wall, right of centre.
+        x = x_end - size.w * 3 * n_melds
+        for _ in range(n_melds):
+            g = Group(len(groups), "pung", False)
+            groups.append(g)
+            tile = draw()
+            if deck.count(tile) < 2 or tile in FLOWERS:  # not enough copies left: skip it
+                deck.insert(0, tile)
+                groups.pop()
+                continue
+            deck.remove(tile)
+            deck.remove(tile)
+            claimed = int(rng.integers(3))
+            row = [_Item(tile, True, k == claimed, "meld", g.id) for k in range(3)]
+            placed, x = _row(row, x, hand_y + size.d + 2, size, gap, False)
+            local += placed
+            x += size.w * 0.5
+        tiles += [PlacedTile(t.true_code, _transform(t.pose, yaw, origin), t.face_up, t.role,
+                             t.group) for t in local]
+    view = View(float(rng.uniform(0, 360)), 180.0, (25.0, 80.0), (0.7, 1.15), (1.0, 2.5))
+    return Layout("table", tiles, groups, view)
+
+
+def _spread_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """A whole set (or part of one) face up in a tight grid, photographed from above,
+    like the pictures people post of a set."""
+    deck = _full_set(rng)
+    cols = int(rng.integers(6, 13))
+    rows = int(rng.integers(2, 13))
+    if rng.random() < 0.5:  # sets are often shown sorted
+        deck.sort(key=lambda c: (PLAYABLE + FLOWERS).index(c))
+        start = int(rng.integers(0, max(1, len(deck) - rows * cols)))
+        deck = deck[start:]
+    gap = rng.uniform(0.0, 1.5)
+    jitter = rng.uniform(0.0, 1.5)
+    tiles = []
+    for r in range(rows):
+        for c in range(cols):
+            if not deck:
+                break
+            dx, dy = rng.normal(0, jitter, 2)
+            pose = flat_pose(c * (size.w + gap) + dx, -r * (size.h + gap) + dy,
+                             rng.normal(0, 0.02), size)
+            tiles.append(PlacedTile(deck.pop(0), pose, True, "other"))
+    view = View(0.0 if rng.random() < 0.8 else 180.0, 20.0, (55.0, 90.0), (0.7, 1.0), (1.2, 3.0))
+    return Layout("table", tiles, [], view)
+
+
+# --- close-ups ---
+
+def closeup_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    count = int(rng.integers(1, 6))
+    codes = rng.choice(PLAYABLE + FLOWERS, size=count, replace=False).tolist()
+    in_row = rng.random() < 0.6
+    row_standing = rng.random() < 0.3  # a row shares one way of lying, or tiles collide
+    tiles = []
+    for k, code in enumerate(codes):
+        if in_row:
+            x, y, yaw = k * (size.w + rng.uniform(0, 3)), 0.0, rng.normal(0, 0.05)
+            standing, up = row_standing, row_standing or rng.random() > 0.15
+        else:
+            x, y = rng.uniform(-1.5, 1.5, 2) * size.h * max(1, count - 1) * 0.8
+            yaw = rng.uniform(-np.pi, np.pi)
+            standing, up = rng.random() < 0.25, rng.random() > 0.15
+        pose = standing_pose(x, y, yaw, size) if standing else flat_pose(x, y, yaw, size, up)
+        tiles.append(PlacedTile(code, pose, standing or up, "other"))
+    if not in_row:  # scattered tiles may overlap: keep only those clear of the others
+        kept: list[PlacedTile] = []
+        for t in tiles:
+            if all(np.linalg.norm(t.pose.centre[:2] - o.pose.centre[:2]) > size.h * 1.75
+                   for o in kept):
+                kept.append(t)
+        tiles = kept
+    view = View(0.0, 60.0, (25.0, 90.0), (0.45, 1.1), (1.5, 5.0))
+    return Layout("closeup", tiles, [], view)
+
+
+LAYOUTS = {"hand": hand_layout, "table": table_layout, "closeup": closeup_layout}
