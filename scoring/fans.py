@@ -49,7 +49,11 @@ class Fan:
     en: str
     points: int
     detect: Detect = field(repr=False, compare=False)
-    excludes: frozenset[str] = frozenset()
+    excludes: frozenset[str] = frozenset()  # fans not counted anywhere in the hand (不计)
+    # fans not counted on this fan's own units only, e.g. 大三元 absorbs the 箭刻 of its three pungs
+    absorbs: frozenset[str] = frozenset()
+    # a combination fan linking several sets; MCR picks these so the links form no cycle
+    links: bool = False
     category: str = ""  # for rule sets that group fans (Sihai's 类别); empty when unused
     provisional: bool = False  # a definition without a primary source (flagged in results)
     note: str = ""  # our reading of the rule, shown in the docs
@@ -62,6 +66,6 @@ def check_fan_table(fans: Iterable[Fan]) -> None:
     dup = {k for k in keys if keys.count(k) > 1}
     if dup:
         raise ValueError(f"duplicate fan keys: {sorted(dup)}")
-    missing = {x for f in fans for x in f.excludes} - set(keys)
+    missing = {x for f in fans for x in f.excludes | f.absorbs} - set(keys)
     if missing:
         raise ValueError(f"excluded fans that do not exist: {sorted(missing)}")
