@@ -68,8 +68,8 @@ def fan(zh: str, en: str, points: int, category: str, basis: str, definition: st
 
     def register(predicate: Predicate) -> Predicate:
         key = _key(en)
-        FANS.append(Fan(key, zh, en, points, _detector(predicate), frozenset(excludes), category,
-                        provisional, definition))
+        FANS.append(Fan(key, zh, en, points, _detector(predicate), excludes=frozenset(excludes),
+                        category=category, provisional=provisional, note=definition))
         TABLE[key] = TableEntry(sub, basis)
         return predicate
 

@@ -124,6 +124,12 @@ def score_arrangement(d: Decomposition, sit: Situation) -> Arrangement:
     return Arrangement(d, tuple(counted), sum(points), _h(points, sit.options.cap))
 
 
+def best_arrangement(sit: Situation) -> Arrangement | None:
+    """The arrangement with the highest H (then the highest sum); None if the hand does not win."""
+    scored = [score_arrangement(d, sit) for d in arrangements(sit.hand, sit)]
+    return max(scored, key=lambda a: (a.h, a.sum), default=None)
+
+
 def payments(h: int, ctx: WinContext, split_line: int) -> dict[str, int]:
     """The seed's table: self-draw 2H from each; discard: the discarder 2H and the others H each,
     or, above F, the others F each and the discarder the rest of 4H."""
@@ -155,10 +161,9 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
         "won_by": "self_draw" if ctx.self_drawn else "discard", "line": line,
         "split_line": options.split_line, "cap": CAP, "cap_rule": options.cap,
     }
-    candidates = [score_arrangement(d, sit) for d in arrangements(hand, sit)]
-    if not candidates:
+    best = best_arrangement(sit)
+    if best is None:
         return Result("sihai", False, NOT_WINNING, (), 0, len(hand.flowers), False, breakdown=breakdown)
-    best = max(candidates, key=lambda a: (a.h, a.sum))
     d = best.decomposition
     met = best.h >= line
     breakdown |= {
