@@ -350,16 +350,23 @@ class Rendered:
 
 
 def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSize,
-           width: int, height: int, props: list[Prop] | None = None) -> Rendered:
+           width: int, height: int, props: list[Prop] | None = None,
+           plain_background: tuple[int, int, int] | None = None) -> Rendered:
+    """Draw the layout; `plain_background` replaces the table, room and shadows by one
+    flat colour (for checking that label boxes hug the drawn tiles)."""
     props = props or []
     all_corners = np.vstack([box_corners(t.pose, size) for t in layout.tiles])
     lo, hi = all_corners.min(0), all_corners.max(0)
     extent = float(np.linalg.norm(hi - lo))
     style = random_style(rng, extent)
     cam = place_camera(rng, layout.view, all_corners, width, height)
-    image = _table_plane(rng, cam, lo[:2], hi[:2], (height, width))
-    blocks = [(t.pose, size) for t in layout.tiles] + [(p.pose, p.size) for p in props]
-    image *= (1 - _shadow_mask(cam, style, blocks, (height, width)))[:, :, None]
+    if plain_background is None:
+        image = _table_plane(rng, cam, lo[:2], hi[:2], (height, width))
+        blocks = [(t.pose, size) for t in layout.tiles] + [(p.pose, p.size) for p in props]
+        image *= (1 - _shadow_mask(cam, style, blocks, (height, width)))[:, :, None]
+    else:
+        image = np.empty((height, width, 3), np.float32)
+        image[:] = plain_background
     canvas = Canvas(np.ascontiguousarray(image, np.float32), np.full((height, width), -1, np.int16))
     bank = FaceBank(atlas, style, rng)
     back_tex_colour = style.back_colour

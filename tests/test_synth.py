@@ -1,0 +1,196 @@
+"""The synthetic scene generator (datasets/): determinism, exact label boxes, dataset
+layout, valid ground-truth hands, held-out art. Uses only fluffystuff (CC0, in ../shared),
+rasterised into a temporary cache, so no Debian download is needed."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+sys.path.insert(0, str(DATASETS))
+
+from mjsynth import art  # noqa: E402
+from mjsynth.codes import CLASS_NAMES  # noqa: E402
+from mjsynth.dataset import SynthConfig, generate, resolve_sources  # noqa: E402
+from mjsynth.hands import random_winning_hand  # noqa: E402
+from mjsynth.layouts import LAYOUTS, random_tile_size  # noqa: E402
+from mjsynth.render import render  # noqa: E402
+from mjsynth.scene import _boxes, make_sample  # noqa: E402
+
+pytestmark = pytest.mark.skipif(
+    not art.FLUFFY_DIR.is_dir() or importlib.util.find_spec("cairosvg") is None,
+    reason="needs ../shared fluffystuff art and cairosvg to rasterise it")
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("art")
+    art.build_atlas("fluffystuff", path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def atlas(cache):
+    return art.load_atlas("fluffystuff", cache)
+
+
+def _config(out: Path, cache: Path, **kw) -> SynthConfig:
+    base = dict(count=6, seed=3, val_fraction=0.34, sources=("fluffystuff",), cache=cache)
+    return SynthConfig(out, **{**base, **kw})
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in ("data.yaml", "synth.json")}  # these name the folder
+
+
+def test_fluffystuff_atlas_maps_all_34_playing_tiles(atlas):
+    assert not atlas.opaque
+    assert sorted(atlas.codes) == sorted(c for c in CLASS_NAMES[:34])
+    assert len(atlas.faces["5m"]) == 2  # the red five is a second 5m face
+    assert all(f.shape == (art.FACE_H, art.FACE_W, 4) for v in atlas.faces.values() for f in v)
+
+
+def test_same_seed_gives_identical_files_and_other_seed_differs(tmp_path, cache):
+    a = generate(_config(tmp_path / "a", cache), progress=False)
+    generate(_config(tmp_path / "b", cache), progress=False)
+    generate(_config(tmp_path / "c", cache, seed=4), progress=False)
+    assert a["images"] == 6
+    da, db, dc = (_digest(tmp_path / x) for x in "abc")
+    labels = [k for k in da if k.startswith("labels/")]
+    assert len(labels) == 6 and da == db
+    assert any(da[k] != dc.get(k.replace("3_", "4_")) for k in da if k.startswith("images/"))
+
+
+@pytest.mark.slow
+def test_worker_count_does_not_change_output(tmp_path, cache):
+    generate(_config(tmp_path / "one", cache, workers=1), progress=False)
+    generate(_config(tmp_path / "two", cache, workers=2), progress=False)
+    assert _digest(tmp_path / "one") == _digest(tmp_path / "two")
+
+
+def test_dataset_layout_and_yaml_names(tmp_path, cache):
+    out = tmp_path / "ds"
+    generate(_config(out, cache), progress=False)
+    yaml = (out / "data.yaml").read_text()
+    names = re.findall(r"^\s+(\d+): '([^']*)'$", yaml, re.M)
+    assert [int(i) for i, _ in names] == list(range(len(CLASS_NAMES)))
+    assert tuple(n for _, n in names) == CLASS_NAMES
+    assert "train: images/train" in yaml and "val: images/val" in yaml
+    for split in ("train", "val"):
+        stems = {p.stem for p in (out / "images" / split).glob("*.jpg")}
+        assert stems, split
+        assert stems == {p.stem for p in (out / "labels" / split).glob("*.txt")}
+        assert stems == {p.stem for p in (out / "meta" / split).glob("*.json")}
+
+
+def test_label_boxes_hug_the_drawn_tiles(atlas):
+    """On a flat background every non-background pixel belongs to a tile, and each
+    tile's id-buffer box is exactly the box of the pixels drawn for it."""
+    for k in range(8):
+        rng = np.random.default_rng([11, k])
+        size = random_tile_size(rng)
+        layout = LAYOUTS["closeup"](rng, size)
+        layout.tiles = layout.tiles[:1]
+        r = render(rng, layout, atlas, size, 320, 240, plain_background=(255, 0, 255))
+        drawn = np.abs(r.image - np.array([255, 0, 255], np.float32)).max(2) > 8
+        ys, xs = np.nonzero(drawn)
+        boxes, counts, _ = _boxes(r.ids, 1)
+        assert counts[0] > 0
+        x0, y0, x1, y1 = boxes[0]
+        # anti-aliased edges may add one pixel of colour around the id-buffer polygon
+        assert abs(xs.min() - x0) <= 1 and abs(ys.min() - y0) <= 1
+        assert abs(xs.max() + 1 - x1) <= 1 and abs(ys.max() + 1 - y1) <= 1
+
+
+@pytest.mark.parametrize("kind", ["hand", "table", "closeup"])
+def test_labels_lie_in_the_image_and_match_meta(atlas, kind):
+    for k in range(3):
+        s = make_sample(np.random.default_rng([5, k]), atlas, kind, 480, 360)
+        h, w = s.image.shape[:2]
+        assert (w, h) == (480, 360) and s.meta["layout"] == kind
+        tile_labels = [lab for lab in s.labels if lab.name not in ("meld", "kong_concealed")]
+        assert len(tile_labels) == len(s.meta["tiles"]) > 0
+        for lab, t in zip(tile_labels, s.meta["tiles"]):
+            x0, y0, x1, y1 = lab.box
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+            assert lab.name == t["code"] and t["box"] == [round(v, 1) for v in lab.box]
+            assert t["code"] == "back" or t["code"] == t["true_code"]
+            assert t["rotation"] in (0, 90, 180, 270)
+        assert all(lab.name in CLASS_NAMES for lab in s.labels)
+
+
+def test_hand_meta_is_the_drawn_winning_hand(atlas):
+    for k in range(6):
+        s = make_sample(np.random.default_rng([9, k]), atlas, "hand", 640, 480)
+        hand = s.meta["hand"]
+        tiles = hand["concealed"] + [hand["winning_tile"]]
+        tiles += [t for m in hand["melds"] for t in m["tiles"]]
+        assert len(hand["concealed"]) + 1 + sum(min(len(m["tiles"]), 3) for m in hand["melds"]) == 14
+        assert all(tiles.count(c) <= 4 for c in tiles)
+        assert not hand["flowers"]  # fluffystuff has no flower art, so none are drawn
+        drawn = sorted(t["true_code"] for t in s.meta["tiles"] if t["role"] != "other")
+        assert set(drawn) <= set(tiles)
+
+
+def _scoring_rules() -> str | None:
+    try:
+        from scoring import available_rulesets
+    except ImportError:
+        return None
+    # Both accept every hand shape we generate (Shanghai old-style has no seven pairs).
+    return next((r for r in ("mcr", "sihai") if r in available_rulesets()), None)
+
+
+def test_generated_hands_are_complete_winning_hands():
+    rules = _scoring_rules()
+    if rules is None:
+        pytest.skip("scoring/ has no rule set yet to check the hands against")
+    from scoring import score_json
+
+    for k in range(300):
+        hand = random_winning_hand(np.random.default_rng([13, k])).to_json()
+        result = score_json(hand, rules=rules)
+        assert result["ok"], (hand, result)
+        assert result.get("reason") != "not_winning", (hand, result)
+
+
+def test_holdout_source_is_never_drawn(tmp_path, cache):
+    sources = resolve_sources(SynthConfig(tmp_path, 1, cache=cache, holdout_source="fluffystuff"))
+    assert "fluffystuff" not in sources
+    out = tmp_path / "ds"
+    generate(_config(out, cache, sources=("fluffystuff", "camerash"), holdout_source="camerash",
+                     count=4), progress=False)
+    metas = [json.loads(p.read_text()) for p in out.glob("meta/*/*.json")]
+    assert len(metas) == 4 and {m["source"] for m in metas} == {"fluffystuff"}
+    with pytest.raises(art.ArtError) as e:
+        resolve_sources(SynthConfig(tmp_path, 1, sources=("fluffystuff",), cache=cache,
+                                    holdout_source="fluffystuff"))
+    assert e.value.code == "no_sources"
+
+
+def test_camerash_split_is_a_stable_quarter():
+    if not art.CAMERASH_DIR.is_dir():
+        pytest.skip("camerash crops not in ../shared")
+    crops = art.camerash_crops()
+    held = [c for c in crops if c.held_out]
+    assert 0.18 < len(held) / len(crops) < 0.32
+    assert {c.code for c in crops} == set(CLASS_NAMES[:42])
+    assert art.is_held_out_crop("1.jpg") == art.is_held_out_crop("1.jpg")
+
+
+def test_camerash_labels_map_to_codes():
+    assert art.camerash_code("dots-5") == "5p"
+    assert art.camerash_code("honors-east") == "1z"
+    assert art.camerash_code("honors-white") == "5z"
+    assert art.camerash_code("bonus-plum") == "5f"
+    with pytest.raises(art.ArtError):
+        art.camerash_code("jokers-1")
