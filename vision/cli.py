@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "footage": "vision.footage_cli",
     "photo": "vision.photo_cli",
     "demo": "vision.demo_cli",
+    "synth": "vision.synth_cli",
 }
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .art import CACHE_DIR, Atlas, ArtError, available_sources, load_atlas
+from .art import CACHE_DIR, SOURCES, ArtError, Atlas, available_sources, load_atlas
 from .codes import CLASS_NAMES
 
 LAYOUT_WEIGHTS = {"hand": 0.45, "table": 0.3, "closeup": 0.25}
@@ -39,6 +39,10 @@ def resolve_sources(config: SynthConfig) -> list[str]:
     """The art sources to draw from, or an ArtError saying why there are none."""
     known = available_sources(config.cache)
     wanted = list(config.sources) or known
+    unknown = [s for s in [*wanted, config.holdout_source] if s is not None and s not in SOURCES]
+    if unknown:
+        raise ArtError("unknown_source", f"unknown art source(s): {', '.join(unknown)}; "
+                       f"known: {', '.join(SOURCES)}")
     missing = [s for s in wanted if s not in known]
     if missing:
         raise ArtError("source_missing", f"art source(s) not available: {', '.join(missing)} "

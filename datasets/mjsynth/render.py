@@ -200,15 +200,14 @@ class Canvas:
     ids: np.ndarray  # HxW int16: -1 nothing, 2i body of tile i, 2i+1 its face
 
 
-def _fill(canvas: Canvas, quad: np.ndarray, colour: np.ndarray, ident: int | None) -> None:
+def _fill(canvas: Canvas, quad: np.ndarray, colour: np.ndarray, ident: int) -> None:
     pts = np.round(quad * 16).astype(np.int32)
     cv2.fillConvexPoly(canvas.image, pts, colour.tolist(), cv2.LINE_AA, 4)
-    if ident is not None:
-        cv2.fillConvexPoly(canvas.ids, pts, ident, cv2.LINE_8, 4)
+    cv2.fillConvexPoly(canvas.ids, pts, ident, cv2.LINE_8, 4)
 
 
 def _warp_face(canvas: Canvas, levels: list[np.ndarray], quad: np.ndarray, shade: np.ndarray,
-               spec: np.ndarray, light: np.ndarray, ident: int | None) -> None:
+               spec: np.ndarray, light: np.ndarray, ident: int) -> None:
     h, w = canvas.ids.shape
     x0, y0 = np.floor(quad.min(0)).astype(int) - 1
     x1, y1 = np.ceil(quad.max(0)).astype(int) + 2
@@ -233,19 +232,21 @@ def _warp_face(canvas: Canvas, levels: list[np.ndarray], quad: np.ndarray, shade
     a = np.clip(warped[:, :, 3:] / 255, 0, 1)
     roi = canvas.image[y0:y1, x0:x1]
     roi[:] = roi * (1 - a) + np.clip(warped[:, :, :3], 0, 255) * a
-    if ident is not None:
-        canvas.ids[y0:y1, x0:x1][a[:, :, 0] > 0.5] = ident
+    canvas.ids[y0:y1, x0:x1][a[:, :, 0] > 0.5] = ident
 
 
 def draw_block(canvas: Canvas, cam: Camera, pose: Pose, size: TileSize, style: Style,
                body_colours: tuple[np.ndarray, np.ndarray], face_levels: list[np.ndarray] | None,
                ident: int | None) -> dict[str, np.ndarray]:
-    """Draw one box; returns the projected quads of the faces that were visible."""
+    """Draw one box (a tile numbered `ident`, or an unlabelled prop when None);
+    returns the projected quads of the faces that were visible."""
     corners = box_corners(pose, size)
     proj = cam.project(corners)
     axes = {"u": pose.u, "v": pose.v, "n": pose.n}
     half = {"u": size.w / 2, "v": size.h / 2, "n": size.d / 2}
     front_colour, back_colour = body_colours
+    # Props write -1: whatever they cover is hidden, like any occluder.
+    body_id, face_id = (-1, -1) if ident is None else (2 * ident, 2 * ident + 1)
     visible = {}
     for name, (idx, axis, sign) in _FACES.items():
         normal = axes[axis] * sign
@@ -256,10 +257,8 @@ def draw_block(canvas: Canvas, cam: Camera, pose: Pose, size: TileSize, style: S
         visible[name] = quad
         pts3 = corners[list(idx)]
         diffuse, spec = _shade(style, normal, pts3, cam.position)
-        body_id = None if ident is None else 2 * ident
         if name == "front" and face_levels is not None:
-            _warp_face(canvas, face_levels, quad, diffuse, spec, style.light_colour,
-                       None if ident is None else 2 * ident + 1)
+            _warp_face(canvas, face_levels, quad, diffuse, spec, style.light_colour, face_id)
             continue
         tone = float(diffuse.mean())
         sheen = float(spec.mean()) * 255
@@ -360,6 +359,7 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
     extent = float(np.linalg.norm(hi - lo))
     style = random_style(rng, extent)
     cam = place_camera(rng, layout.view, all_corners, width, height)
+    _zoom_to_readable(rng, cam, layout, size)
     if plain_background is None:
         image = _table_plane(rng, cam, lo[:2], hi[:2], (height, width))
         blocks = [(t.pose, size) for t in layout.tiles] + [(p.pose, p.size) for p in props]
@@ -392,6 +392,25 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
         c = cam.project(np.stack([tile.pose.centre, tile.pose.centre + tile.pose.v * size.h / 2]))
         ups[i] = c[1] - c[0]
     return Rendered(canvas.image, canvas.ids, cam, face_areas, body_areas, ups)
+
+
+def _zoom_to_readable(rng: np.random.Generator, cam: Camera, layout: Layout, size: TileSize) -> None:
+    """Crop into a wide view whose tiles came out too small to read: zoom about a
+    random tile until the median tile is a useful size (the rest falls off the frame)."""
+    centres = np.array([t.pose.centre for t in layout.tiles])
+    us = np.array([t.pose.u for t in layout.tiles]) * size.w / 2
+    vs = np.array([t.pose.v for t in layout.tiles]) * size.h / 2
+    across = np.linalg.norm(cam.project(centres + us) - cam.project(centres - us), axis=1)
+    along = np.linalg.norm(cam.project(centres + vs) - cam.project(centres - vs), axis=1)
+    tile_px = float(np.median(np.maximum(across, along * size.w / size.h)))
+    wanted = rng.uniform(13, 22)
+    if tile_px >= wanted:
+        return
+    k = wanted / tile_px
+    px, py = cam.project(centres[rng.integers(len(centres))][None])[0]
+    cam.f *= k
+    cam.cx = px + k * (cam.cx - px)
+    cam.cy = py + k * (cam.cy - py)
 
 
 def _face_visible(pose: Pose, size: TileSize, cam: Camera) -> bool:

@@ -51,17 +51,19 @@ def _restrict_to_atlas(rng: np.random.Generator, layout: Layout, atlas: Atlas) -
 def _props(rng: np.random.Generator, layout: Layout, size: TileSize) -> list[Prop]:
     """Dice and phones standing beside the tiles, never on them."""
     pts = np.array([t.pose.centre[:2] for t in layout.tiles])
-    lo, hi = pts.min(0) - size.h * 2, pts.max(0) + size.h * 2
     props = []
     for _ in range(int(rng.poisson(0.6))):
-        side = rng.integers(4)
-        x = rng.uniform(lo[0], hi[0]) if side < 2 else (lo[0] if side == 2 else hi[0])
-        y = rng.uniform(lo[1], hi[1]) if side >= 2 else (lo[1] if side == 0 else hi[1])
         if rng.random() < 0.6:
             e = rng.uniform(12, 18)
             dims, colour = TileSize(e, e, e), (240, 240, 236) if rng.random() < 0.7 else (200, 40, 40)
         else:
             dims, colour = TileSize(rng.uniform(65, 80), rng.uniform(140, 165), 8), (25, 25, 30)
+        # keep the prop's whole footprint clear of every tile's
+        clear = np.hypot(dims.w, dims.h) / 2 + size.h * 0.8
+        lo, hi = pts.min(0) - clear, pts.max(0) + clear
+        side = rng.integers(4)
+        x = rng.uniform(lo[0], hi[0]) if side < 2 else (lo[0] if side == 2 else hi[0])
+        y = rng.uniform(lo[1], hi[1]) if side >= 2 else (lo[1] if side == 0 else hi[1])
         props.append(Prop(flat_pose(x, y, rng.uniform(0, np.pi), dims), dims, colour))
     return props
 
