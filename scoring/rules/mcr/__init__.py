@@ -1,0 +1,16 @@
+"""Chinese Official rules (MCR, 国标麻将): 81 fans, 明暗杠 and flowers; see fans.py and options.py."""
+
+from __future__ import annotations
+
+from .. import RuleSet
+from .fans import FANS
+from .options import MCROptions
+from .scorer import evaluate
+
+RULESET = RuleSet(
+    name="mcr",
+    title="Chinese Official (MCR, 国标麻将)",
+    options_type=MCROptions,
+    fans=tuple(FANS),
+    evaluate=evaluate,
+)
