@@ -11,7 +11,10 @@ Endpoints:
 
 Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
 413 upload too big or too many pixels, 415 not an image, 422 malformed JSON / invalid hand or
-context, 429 too many requests waiting, 408 recognition took longer than the request time limit.
+context / damaged image, 429 too many requests waiting, 408 recognition took longer than the
+request time limit; 503 only when the detector weights are not installed at all.
+A photo that was read but does not score (no tiles, not a winning hand) is a 200 answer with
+`ok: false` and the tiles that were read, so the page can show them for correcting.
 Recognition and scoring are CPU-bound, so they run in a bounded thread pool: the event loop stays
 free to turn away bad requests at once, and a burst of uploads queues instead of failing.
 """
@@ -161,8 +164,8 @@ def check_image(data: bytes, max_pixels: int) -> tuple[int, int]:
     width, height = image.size
     if width * height > max_pixels:
         raise ApiError(413, "too_many_pixels",
-                       f"the photo has {width * height / 1e6:.0f} million pixels; the limit is "
-                       f"{max_pixels / 1e6:.0f} million")
+                       f"the photo has {width * height / 1e6:.1f} million pixels; the limit is "
+                       f"{max_pixels / 1e6:.1f} million")
     try:
         if image.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
             width, height = height, width

@@ -1,0 +1,140 @@
+"""Footage timeline: the stability rules (no duplicates, no phantoms) and video decoding errors.
+
+The tracker tests feed sequences of readings such as the photo pipeline produces for a table
+being played on; the decoding tests write real little videos with OpenCV.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from vision.footage import FootageSettings, HandTracker, Reading, events_from_readings, hand_key, iter_frames
+
+HAND_A = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
+          "melds": [], "winning_tile": "5p", "flowers": []}
+HAND_B = {"concealed": ["2s", "3s", "4s", "6p", "7p", "8p", "9m", "9m", "5z", "5z"],
+          "melds": [{"kind": "pung", "tiles": ["1z", "1z", "1z"], "concealed": False}],
+          "winning_tile": "5z", "flowers": ["2f"]}
+EVERY = 0.5
+
+
+def readings(pattern: str) -> list[Reading]:
+    """One reading per character, EVERY seconds apart: A/B a complete hand, '.' no winning hand."""
+    hands = {"A": HAND_A, "B": HAND_B, ".": None}
+    return [Reading(time=i * EVERY, hand=hands[c], score={"ok": True, "winning": True} if hands[c] else None,
+                    confidence=0.9 if hands[c] else 0.0, frame_index=i)
+            for i, c in enumerate(pattern)]
+
+
+def events(pattern: str, **settings):
+    return events_from_readings("match.mp4", readings(pattern), FootageSettings(every=EVERY, **settings))
+
+
+def test_hand_laid_out_held_and_pushed_away_gives_one_event_at_its_first_sample():
+    # empty table, hand being laid out (partial readings), finished hand, tiles pushed away
+    found = events("......" + "...." + "AAAAAAAA" + "......")
+    assert [(e.time, e.hand) for e in found] == [(10 * EVERY, HAND_A)]
+    assert found[0].samples == 3 and found[0].confidence == pytest.approx(0.9)
+
+
+def test_flicker_inside_a_held_hand_gives_no_duplicate():
+    assert len(events("AAA.AA.AAAA.A.AAA")) == 1
+
+
+def test_hand_seen_for_fewer_samples_than_required_is_no_event():
+    assert events("..AA..B.BB..") == []
+
+
+def test_two_different_hands_give_two_events_in_order():
+    found = events("AAAA......BBBB")
+    assert [e.hand for e in found] == [HAND_A, HAND_B]
+    assert [e.time for e in found] == [0.0, 10 * EVERY]
+
+
+def test_same_hand_again_after_the_table_was_cleared_is_a_new_event():
+    assert len(events("AAAA" + "." * 3 + "AAAA")) == 1  # briefly hidden: the same showing
+    assert len(events("AAAA" + "." * 8 + "AAAA")) == 2  # gone long enough: a new deal
+
+
+def test_stable_samples_setting_is_respected():
+    assert events("AA.AA", stable_samples=2)[0].time == 0.0
+    assert events("AA.AA", stable_samples=3) == []
+
+
+def test_hand_key_ignores_tile_and_meld_order():
+    shuffled = dict(HAND_B, concealed=list(reversed(HAND_B["concealed"])),
+                    melds=[{"kind": "pung", "tiles": ["1z"] * 3, "concealed": False}])
+    assert hand_key(shuffled) == hand_key(HAND_B)
+    assert hand_key(HAND_A) != hand_key(dict(HAND_A, winning_tile="2p"))
+
+
+def test_tracker_reports_the_run_that_became_stable():
+    tracker = HandTracker(stable_samples=2, forget_samples=4)
+    outputs = [tracker.feed(r) for r in readings("A.AAA")]
+    assert [o is not None for o in outputs] == [False, False, False, True, False]
+    assert [r.time for r in outputs[3]] == [1.0, 1.5]
+
+
+def write_video(path, seconds: float, fps: int = 10, fourcc: str = "MJPG"):
+    import cv2
+
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*fourcc), fps, (64, 48))
+    for i in range(int(seconds * fps)):
+        writer.write(np.full((48, 64, 3), (i * 3) % 256, np.uint8))
+    writer.release()
+
+
+@pytest.mark.parametrize("fourcc,suffix", [("MJPG", ".avi"), ("mp4v", ".mp4")])
+def test_frames_are_sampled_at_the_requested_interval(tmp_path, fourcc, suffix):
+    video = tmp_path / f"v{suffix}"
+    write_video(video, seconds=3, fourcc=fourcc)
+    errors: list[dict] = []
+    samples = [(t, i) for t, i, _ in iter_frames(video, 0.5, errors)]
+    assert errors == []
+    assert samples == [(k * 0.5, k * 5) for k in range(6)]
+
+
+def test_truncated_video_gives_partial_samples_and_a_clear_error(tmp_path):
+    video = tmp_path / "cut.avi"
+    write_video(video, seconds=6)
+    data = video.read_bytes()
+    video.write_bytes(data[: len(data) // 2])
+    errors: list[dict] = []
+    samples = list(iter_frames(video, 0.5, errors))
+    assert 0 < len(samples) < 12
+    assert [e["code"] for e in errors] == ["truncated_video"]
+    assert "cut short" in errors[0]["message"]
+
+
+@pytest.mark.parametrize("content", [b"", b"not a video at all" * 100])
+def test_unreadable_file_is_an_error_not_a_hang(tmp_path, content):
+    video = tmp_path / "bad.mp4"
+    video.write_bytes(content)
+    errors: list[dict] = []
+    assert list(iter_frames(video, 0.5, errors)) == []
+    assert errors[0]["code"] == "unreadable_video"
+
+
+def test_cli_reports_a_corrupt_video_with_exit_code_and_partial_timeline(tmp_path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00" * 5000)
+    out = tmp_path / "timeline.jsonl"
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(bad), "--out", str(out), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 3, proc.stderr
+    assert "cannot be opened" in proc.stderr and "Traceback" not in proc.stderr
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records == [{"video": str(bad), "time": 0.0,
+                        "error": {"code": "unreadable_video", "message": records[0]["error"]["message"]}}]
+
+
+def test_cli_rejects_bad_arguments_clearly(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(tmp_path / "missing.mp4"),
+                           "--every", "0"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "no such video file" in proc.stderr and "positive" in proc.stderr
