@@ -65,6 +65,7 @@ class View:
     elevation: tuple[float, float]  # degrees above the table
     fill: tuple[float, float]  # fraction of the frame the layout spans
     distance: tuple[float, float]  # camera distance in layout extents (perspective strength)
+    tile_px: tuple[float, float] = (13.0, 22.0)  # zoom in until the median tile is this wide
 
 
 @dataclass
@@ -199,7 +200,8 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
         tiles += placed
     from_across = not standing and rng.random() < 0.12  # upside-down photo across the table
     view = View(180.0 if from_across else 0.0, 25.0,
-                (25.0, 70.0) if standing else (35.0, 90.0), (0.7, 1.0), (1.0, 3.0))
+                (25.0, 70.0) if standing else (35.0, 90.0), (0.7, 1.0), (1.0, 3.0),
+                (16.0, 30.0))
     return Layout("hand", tiles, groups, view, hand.to_json())
 
 
@@ -314,7 +316,7 @@ def closeup_layout(rng: np.random.Generator, size: TileSize) -> Layout:
             x, y, yaw = k * (size.w + rng.uniform(0, 3)), 0.0, rng.normal(0, 0.05)
             standing, up = row_standing, row_standing or rng.random() > 0.15
         else:
-            x, y = rng.uniform(-1.5, 1.5, 2) * size.h * max(1, count - 1) * 0.8
+            x, y = rng.uniform(-1, 1, 2) * size.h * (1 + count * 0.6)
             yaw = rng.uniform(-np.pi, np.pi)
             standing, up = rng.random() < 0.25, rng.random() > 0.15
         pose = standing_pose(x, y, yaw, size) if standing else flat_pose(x, y, yaw, size, up)
@@ -326,7 +328,7 @@ def closeup_layout(rng: np.random.Generator, size: TileSize) -> Layout:
                    for o in kept):
                 kept.append(t)
         tiles = kept
-    view = View(0.0, 60.0, (25.0, 90.0), (0.45, 1.1), (1.5, 5.0))
+    view = View(0.0, 60.0, (25.0, 90.0), (0.45, 1.1), (1.5, 5.0), (50.0, 200.0))
     return Layout("closeup", tiles, [], view)
 
 

@@ -18,7 +18,7 @@ FACE_COLOURS = ((240, 234, 214), (244, 243, 236), (238, 226, 190), (232, 232, 22
                 (246, 240, 220), (228, 236, 226))
 BACK_COLOURS = ((34, 110, 64), (20, 80, 50), (40, 78, 160), (70, 130, 200), (226, 120, 40),
                 (232, 196, 60), (180, 40, 40), (96, 60, 140), (30, 30, 34), (226, 140, 160),
-                (60, 150, 140), (236, 232, 220))
+                (60, 150, 140), (150, 110, 70))
 
 
 @dataclass
@@ -108,6 +108,10 @@ class Style:
     light_position: np.ndarray
     light_colour: np.ndarray
     ambient: float
+    ink_hue: float  # degrees added to the symbols' hue
+    ink_saturation: float
+    stroke: int  # -1 thinner, 0 as drawn, 1 bolder
+    symbol_scale: float
 
 
 def random_style(rng: np.random.Generator, extent: float) -> Style:
@@ -118,9 +122,11 @@ def random_style(rng: np.random.Generator, extent: float) -> Style:
     light[2] = extent * rng.uniform(0.8, 3.0)
     warm = rng.uniform(-1, 1)
     light_colour = np.array([1 + 0.12 * warm, 1.0, 1 - 0.15 * warm])
+    hue = rng.normal(0, 8) if rng.random() < 0.85 else rng.uniform(-60, 60)
     return Style(np.clip(face, 0, 255), np.clip(back, 0, 255), rng.uniform(0.4, 0.75),
                  rng.uniform(0.06, 0.16), rng.uniform(0.05, 0.55), rng.uniform(6, 40),
-                 light, light_colour, rng.uniform(0.35, 0.6))
+                 light, light_colour, rng.uniform(0.35, 0.6), hue, rng.uniform(0.75, 1.2),
+                 int(rng.choice([-1, 0, 0, 0, 1, 1])), rng.uniform(0.88, 1.06))
 
 
 class FaceBank:
@@ -136,7 +142,8 @@ class FaceBank:
     def levels(self, code: str) -> list[np.ndarray]:
         if code not in self.cache:
             variants = self.atlas.faces[code]
-            rgba = variants[self.rng.integers(len(variants))].astype(np.float32)
+            rgba = _restyle(variants[self.rng.integers(len(variants))], self.style,
+                            self.atlas.opaque).astype(np.float32)
             a = rgba[:, :, 3:] / 255
             if self.atlas.opaque:
                 rgb = rgba[:, :, :3]
@@ -147,6 +154,30 @@ class FaceBank:
             self.cache[code] = [face, cv2.resize(face, (FACE_W // 2, FACE_H // 2), interpolation=cv2.INTER_AREA),
                                 cv2.resize(face, (FACE_W // 4, FACE_H // 4), interpolation=cv2.INTER_AREA)]
         return self.cache[code]
+
+
+def _restyle(rgba: np.ndarray, style: Style, opaque: bool) -> np.ndarray:
+    """Vary the drawing as real sets differ: ink hue and saturation, stroke weight and
+    symbol size (bare symbols only: a photo or scan keeps its own geometry)."""
+    rgba = rgba.copy()
+    if not opaque:
+        if style.symbol_scale != 1.0:
+            m = cv2.getRotationMatrix2D(((FACE_W - 1) / 2, (FACE_H - 1) / 2), 0, style.symbol_scale)
+            rgba = cv2.warpAffine(rgba, m, (FACE_W, FACE_H), flags=cv2.INTER_LINEAR,
+                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+        if style.stroke:
+            a = rgba[:, :, 3:].astype(np.float32) / 255
+            premult = rgba[:, :, :3] * a
+            op = cv2.dilate if style.stroke > 0 else cv2.erode
+            kernel = np.ones((3, 3), np.uint8)
+            a2 = op(a, kernel)[:, :, None]
+            rgb = op(premult, kernel) / np.maximum(a2, 1e-3) if style.stroke > 0 else rgba[:, :, :3]
+            rgba = np.dstack([np.clip(rgb, 0, 255), a2 * 255]).astype(np.uint8)
+    hsv = cv2.cvtColor(np.ascontiguousarray(rgba[:, :, :3]), cv2.COLOR_RGB2HSV).astype(np.int16)
+    hsv[:, :, 0] = (hsv[:, :, 0] + int(round(style.ink_hue / 2))) % 180  # OpenCV hue is 0..179
+    hsv[:, :, 1] = np.clip(hsv[:, :, 1] * style.ink_saturation, 0, 255)
+    rgba[:, :, :3] = cv2.cvtColor(hsv.astype(np.uint8), cv2.COLOR_HSV2RGB)
+    return rgba
 
 
 def _rounded_alpha(radius: float) -> np.ndarray:
@@ -403,7 +434,7 @@ def _zoom_to_readable(rng: np.random.Generator, cam: Camera, layout: Layout, siz
     across = np.linalg.norm(cam.project(centres + us) - cam.project(centres - us), axis=1)
     along = np.linalg.norm(cam.project(centres + vs) - cam.project(centres - vs), axis=1)
     tile_px = float(np.median(np.maximum(across, along * size.w / size.h)))
-    wanted = rng.uniform(13, 22)
+    wanted = rng.uniform(*layout.view.tile_px)
     if tile_px >= wanted:
         return
     k = wanted / tile_px
