@@ -165,10 +165,14 @@ function currentHand() {
       g.tiles.filter((i) => i !== state.winning).forEach((i) => concealed.push(state.tiles[i].code));
     } else if (g.role === "meld") {
       const kind = meldKind(codes);
+      if (g.concealed && kind !== "kong") {
+        concealed.push(...codes); // a concealed chow or pung is simply part of the concealed hand
+        continue;
+      }
       // A concealed kong may show two faces down: score the face-up code for all four.
       const face = codes.find((c) => c !== "back") || "back";
       const tiles = kind === "kong" ? codes.map(() => face) : sortCodes(codes);
-      melds.push({ kind, tiles, concealed: kind === "kong" && g.concealed });
+      melds.push({ kind, tiles, concealed: g.concealed });
     }
   }
   const hand = {
