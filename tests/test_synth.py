@@ -101,12 +101,13 @@ def test_label_boxes_hug_the_drawn_tiles(atlas):
         layout = LAYOUTS["closeup"](rng, size)
         layout.tiles = layout.tiles[:1]
         r = render(rng, layout, atlas, size, 320, 240, plain_background=(255, 0, 255))
-        drawn = np.abs(r.image - np.array([255, 0, 255], np.float32)).max(2) > 8
+        # the id buffer marks pixels at least about half covered; on magenta that is a
+        # channel difference of ~100 for any tile colour (anti-aliased edges are softer)
+        drawn = np.abs(r.image - np.array([255, 0, 255], np.float32)).max(2) > 100
         ys, xs = np.nonzero(drawn)
         boxes, counts, _ = _boxes(r.ids, 1)
         assert counts[0] > 0
         x0, y0, x1, y1 = boxes[0]
-        # anti-aliased edges may add one pixel of colour around the id-buffer polygon
         assert abs(xs.min() - x0) <= 1 and abs(ys.min() - y0) <= 1
         assert abs(xs.max() + 1 - x1) <= 1 and abs(ys.max() + 1 - y1) <= 1
 
