@@ -11,7 +11,7 @@ score is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ... import tiles as T
@@ -21,21 +21,43 @@ from ...hand import Hand, WinContext
 from ...result import NOT_WINNING, FanScore, Result
 from .fans import FANS, wait
 
+# Our readings where the seed is silent (shown in docs/shanghai-old.md).
+DECISIONS: tuple[str, ...] = (
+    "Only the regular form (four sets and a pair) wins: the seed names no special hands.",
+    "All fans add; the seed lists no exclusions. 一般高 counts once however many pairs of chows.",
+    "Each reading of the hand and each place the winning tile can take in it is scored; the highest score "
+    "counts (so a two-sided reading that keeps 平和 beats a pair wait worth 2 points).",
+    "A pung completed by the winning discard is exposed. A pair scores only for dragons, the seat wind and "
+    "the round wind (twice when the seat wind is the round wind).",
+    "杠头开花 also covers the tile drawn after a flower (flag `kong_replacement`); it needs a kong or a "
+    "flower in the hand.",
+    "Only the seat wind's pung is a fan (the seed's 方位字牌); the round wind's is not.",
+    "The seed's example 1 does not say which sets were claimed; fully concealed and self-drawn it would "
+    "also score 不求人, so our tests claim one chow.",
+    "East is the dealer unless the hand's `dealer` says otherwise; the dealer pays and receives double.",
+)
+
 WAIT_NAMES = {"pair": "吊麻将头 pair wait", "closed": "嵌张 closed wait", "edge": "边张 edge wait"}
+
+
+def _option(default, doc: str):
+    """An option field whose help text the generated docs show."""
+    return field(default=default, metadata={"doc": doc})
 
 
 @dataclass(frozen=True)
 class Options:
-    base: int = 10  # 基准和牌点数, the winning base
-    self_draw_points: int = 2  # 自摸
-    pair_wait_points: int = 2  # 吊麻将头, winning on the pair
-    closed_wait_points: int = 2  # 嵌张
-    edge_wait_points: int = 2  # 边张 (untested: the classical value)
-    exposed_kong_points: int = 8  # exposed kong of simples; terminals/honours double it (untested)
-    value_pair_points: int = 2  # pair of dragons, of the seat wind, of the round wind, each (untested)
-    flower_points: int = 4  # per flower or season held
-    discarder_pays_all: bool = False  # on a discard win only the discarder pays, three times the score
-    limit: int = 0  # cap on the score (0 = no limit)
+    base: int = _option(10, "基准和牌点数, the winning base")
+    self_draw_points: int = _option(2, "自摸, a self-drawn win")
+    pair_wait_points: int = _option(2, "吊麻将头, winning on the pair")
+    closed_wait_points: int = _option(2, "嵌张, winning in the middle of a chow")
+    edge_wait_points: int = _option(2, "边张, winning on the 3 of 12 or the 7 of 89 (untested: the classical value)")
+    exposed_kong_points: int = _option(8, "an exposed kong of simples; terminals and honours double it (untested)")
+    value_pair_points: int = _option(2, "a pair of dragons, of the seat wind, of the round wind: each (untested)")
+    flower_points: int = _option(4, "each flower or season held")
+    discarder_pays_all: bool = _option(False, "on a discard win only the discarder pays, three times the "
+                                              "score (doubled when the dealer wins or discards)")
+    limit: int = _option(0, "the highest score a hand can reach; 0 = no limit")
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
@@ -57,19 +79,22 @@ class Reading:
     score: int
 
 
+# Points of a set of simples by (kind, concealed); terminals and honours score double.  The
+# exposed kong is the option `exposed_kong_points` (no computation of the seed checks it).
+SET_POINTS: dict[tuple[str, bool], int] = {("pung", False): 2, ("pung", True): 4, ("kong", True): 16}
+
+
 def _set_points(d: Decomposition, sit: Situation) -> list[tuple[int, str, int]]:
     opts: Options = sit.options
     ctx = sit.context
     out = []
     for k, u in enumerate(d.units):
-        big = T.is_terminal_or_honour(u.tile)
-        if u.kind == "pung":
+        if u.kind in ("pung", "kong"):
+            # A pung completed by a discard counts as exposed; a kong is concealed only if declared so.
             concealed = d.unit_is_concealed(k, ctx.self_drawn)
-            points = (4 if concealed else 2) * (2 if big else 1)
-            out.append((k, "concealed pung" if concealed else "exposed pung", points))
-        elif u.kind == "kong":
-            points = (16 if u.concealed else opts.exposed_kong_points) * (2 if big else 1)
-            out.append((k, "concealed kong" if u.concealed else "exposed kong", points))
+            simple = opts.exposed_kong_points if (u.kind, concealed) == ("kong", False) else SET_POINTS[u.kind, concealed]
+            points = simple * (2 if T.is_terminal_or_honour(u.tile) else 1)
+            out.append((k, f"{'concealed' if concealed else 'exposed'} {u.kind}", points))
         elif u.kind == "pair":
             value = [T.is_dragon(u.tile), u.tile == T.WIND_TILES[ctx.seat_wind], u.tile == T.WIND_TILES[ctx.round_wind]]
             if any(value):

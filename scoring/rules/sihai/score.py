@@ -12,7 +12,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ... import tiles as T
 from ...decompose import Decomposition, Unit as CoreUnit, decompositions
@@ -21,6 +21,37 @@ from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NOT_WINNING, FanScore, Result
 from .fans import CATEGORIES, FANS, SUJI_LINES
 from .shape import FORMS, SUJI_KNITTED
+
+# Our decisions where the seed is silent (shown in docs/sihai-3.1.md).
+DECISIONS: tuple[str, ...] = (
+    "**Categories (同类别不复用).** The unit is the seed table's 类别 (its 大类 where 类别 is blank): 19 "
+    "categories. In each only the highest fan that applies counts; on equal points the one the seed lists "
+    "first (全不靠 before 筋不靠). Fans of different categories add.",
+    "**One arrangement.** The hand is scored on the one reading with the highest H (then the highest sum); "
+    "fans of different categories may use the same sets (一般高 and 一条龙 may share 123m).",
+    "**满贯线 200.** H = max(largest counted fan, min(sum, 200)): adding stops at 200, a single fan above "
+    "200 keeps its value. Option `cap`: `hard` (H ≤ 200) or `none`.",
+    "**Steps are one rank** in 一般低, 三步高, 双般低, 四步高; 123 345 567 789 of one suit is 连环龙.",
+    "**番牌** is a dragon pung or kong, counted once; the higher 箭牌 fans replace it. Winds score only "
+    "through the 风牌 category.",
+    "**镜同刻 replaces 对对和** (the seed: its value already includes 对对和's).",
+    "**Seven pairs and knitted hands** take every fan that needs no sets (花色, 幺九, 单双, 全连, the pair "
+    "fans 三风对/三元对/四喜对). Four identical tiles in seven pairs score 杠七对, not 四归一.",
+    "**混 fans** (混全单, 混全双, 混全带, 混全连) need honours and number tiles both; 混幺九 also takes an "
+    "all-honours hand (the seed's 大七星 example counts it).",
+    "**九莲宝灯 / 九莲明灯** as the seed defines them: concealed 1112345678999 + one tile of the suit; "
+    "self-drawn, only the 14 tiles matter; on a discard the 13 tiles must already be 1112345678999. "
+    "Any other way to the same tiles is 九莲明灯.",
+    "**Chance fans** come from flags: 海底捞月 `last_tile` + self-drawn; 河底摸鱼 `last_tile` on a "
+    "discard; 金鸡夺食 `robbing_kong`; 岭上开花 `kong_replacement`; 天和 `heavenly` (dealer, dealt 14 "
+    "tiles); 地和 `earthly` (non-dealer self-draws the first draw); 人和 `human` (non-dealer wins on a "
+    "discard in the first go-around).",
+    "**No concealment, self-draw, wait or flower fans**: self-draw matters only through the thresholds "
+    "and payments. Flowers are counted in the result but score nothing.",
+    "**Hand forms**: four sets and a pair, seven pairs, 十三幺, 全不靠 (MCR's knitted hand) and 筋不靠 "
+    "(provisional). MCR's 组合龙 with a set and a pair is not a Sihai hand.",
+    "**Below the threshold** the hand is reported (`reason: below_minimum`) with no payments.",
+)
 
 CAP = 200  # 满贯线
 # Level -> (self-draw line 自摸线, discard line 点和线).
@@ -35,12 +66,18 @@ CAP_RULES = {
 }
 
 
+def _option(default, doc: str):
+    """An option field whose help text the generated docs show."""
+    return field(default=default, metadata={"doc": doc})
+
+
 @dataclass(frozen=True)
 class Options:
-    edition: str = "D"  # A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)
-    level: str = "IV"  # I-V: the win thresholds; must be one the edition is played at
-    cap: str = "standard"  # how the 200 满贯线 applies: standard, hard or none (see CAP_RULES)
-    provisional: bool = True  # score the fans that have no primary source (flagged in results)
+    edition: str = _option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)")
+    level: str = _option("IV", "I-V, the win thresholds; must be a level the edition is played at")
+    cap: str = _option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)")
+    provisional: bool = _option(True, "score the fans without a primary source (flagged `provisional`); "
+                                      "false drops them and the 筋不靠 hand form")
 
     def __post_init__(self) -> None:
         if self.edition not in EDITION_LEVELS:
