@@ -41,9 +41,9 @@ def run(args: argparse.Namespace) -> int:
     bad = [k for k in args.layouts if k not in LAYOUT_WEIGHTS]
     if bad or not args.layouts:
         return _fail("bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
-    if args.count < 1 or args.imgsz < 64 or args.workers < 1 or not 0 <= args.val_fraction < 1:
+    if args.count < 1 or args.imgsz < 64 or args.workers < 1 or not 0 <= args.val_fraction <= 1:
         return _fail("bad_argument", "need --count >= 1, --imgsz >= 64, --workers >= 1, "
-                     "0 <= --val-fraction < 1")
+                     "0 <= --val-fraction <= 1 (1: a test set, all validation)")
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache)
     try:
