@@ -23,7 +23,7 @@ VARIANTS: dict[str, list[dict]] = {
 
 
 def test_the_three_rule_sets_are_registered():
-    assert {"sihai", "shanghai"} <= set(RULESETS)
+    assert {"mcr", "sihai", "shanghai"} <= set(RULESETS)
 
 
 def _with_seats(rng: random.Random, hand: dict) -> dict:
