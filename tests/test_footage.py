@@ -138,3 +138,11 @@ def test_cli_rejects_bad_arguments_clearly(tmp_path):
                            "--every", "0"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert "no such video file" in proc.stderr and "positive" in proc.stderr
+
+
+def test_cli_rejects_a_bad_wind_before_reading_any_video(tmp_path):
+    video = tmp_path / "v.avi"
+    write_video(video, seconds=1)
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(video), "--seat", "X"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "seat_wind" in proc.stderr and "Traceback" not in proc.stderr

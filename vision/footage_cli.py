@@ -83,6 +83,14 @@ def run(args: argparse.Namespace) -> int:
                                    context={"seat_wind": args.seat, "round_wind": args.round_wind})
     except ValueError as exc:
         problems.append(str(exc))
+    if not problems:
+        from vision.photo_errors import PhotoError
+        from vision.pipeline import check_options
+
+        try:
+            check_options(args.rules, settings.context, None)
+        except PhotoError as exc:
+            problems.append(exc.message)
     if problems:
         for p in problems:
             print(f"mjlens footage: {p}", file=sys.stderr)

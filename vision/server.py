@@ -29,7 +29,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, BinaryIO, Callable
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -211,10 +211,13 @@ def _check_rules(rules: str) -> None:
         raise ApiError(422, "unknown_rules", f"unknown rule set {rules!r}; choose one of {', '.join(known)}")
 
 
-def _recognise(data: bytes, rules: str, context: dict, winning_tile: str | None, max_pixels: int) -> dict:
+def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | None, max_pixels: int) -> dict:
     from vision.photo_errors import PhotoError
     from vision.pipeline import read_photo
 
+    # Read here, in the worker: queued uploads wait in their spooled temp files, not in memory.
+    upload.seek(0)
+    data = upload.read()
     width, height = check_image(data, max_pixels)
     try:
         result = read_photo(data, rules=rules, context=context, winning_tile=winning_tile)
@@ -289,8 +292,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
             raise ApiError(415, "not_an_image", f"a {declared} file is not a photo; send a JPEG, PNG or WebP image")
         _check_rules(rules)
         context_dict = _parse_json_object(context, "context")
-        data = await image.read()
-        return await pool.run(_recognise, data, rules, context_dict, winning_tile or None, settings.max_pixels)
+        return await pool.run(_recognise, image.file, rules, context_dict, winning_tile or None, settings.max_pixels)
 
     @app.post("/api/score")
     async def score(request: Request, rules: str = "mcr"):
