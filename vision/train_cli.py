@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'scratch' (random weights from the model YAML) or a .pt checkpoint, "
                              "e.g. one made by `python -m datasets.init_from_peer`")
     parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--hours", type=float,
+                        help="train for this long instead (ultralytics fits the epochs and schedule to it)")
     parser.add_argument("--imgsz", type=int, help="training/export image size (default 640; "
                         "when shipping, the checkpoint's training size)")
     parser.add_argument("--batch", type=int, default=8)
@@ -36,6 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fraction", type=float, default=1.0, help="use this fraction of the training images")
     parser.add_argument("--val-images", type=int, default=0,
                         help="validate each epoch on only the first N val images (0 = all)")
+    parser.add_argument("--holdout-source", metavar="ART_SOURCE",
+                        help="leave out images rendered from this art source (read from the "
+                             "generator's meta/<split>/<image>.json), for the transfer test")
     parser.add_argument("--project", type=Path, default=REPO / "runs", help="where runs are written")
     parser.add_argument("--name", default="tiles")
     parser.add_argument("--resume", action="store_true", help="continue the run PROJECT/NAME from its last.pt")
@@ -44,25 +49,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-ship", action="store_true", help="train only, do not export to models/")
 
 
-def _validation_subset(data_yaml: Path, count: int, run_dir: Path) -> Path:
-    """A copy of the dataset YAML whose val split is its first `count` images."""
+def _images(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+
+
+def _art_source(image: Path, root: Path, split: str) -> str | None:
+    """The art source the generator recorded for `image` (None without its meta file)."""
+    import json
+
+    meta = root / "meta" / split / f"{image.stem}.json"
+    return json.loads(meta.read_text()).get("source") if meta.is_file() else None
+
+
+def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_source: str | None) -> Path:
+    """A copy of the dataset YAML with image lists: the holdout source removed from both
+    splits, and val cut to its first `val_images` images (0 keeps all)."""
     import yaml
 
     spec = yaml.safe_load(data_yaml.read_text())
     root = Path(spec.get("path") or data_yaml.parent)
     if not root.is_absolute():
         root = data_yaml.parent / root
-    val_dir = root / spec["val"]
-    images = sorted(p for p in val_dir.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
-    if not images:
-        raise FileNotFoundError(f"no val images under {val_dir}")
     run_dir.mkdir(parents=True, exist_ok=True)
-    listing = run_dir / "val-subset.txt"
-    listing.write_text("".join(f"{p}\n" for p in images[:count]))
-    spec.update(path=str(root), train=str(root / spec["train"]), val=str(listing))
-    subset = run_dir / "data-val-subset.yaml"
-    subset.write_text(yaml.safe_dump(spec, sort_keys=False))
-    return subset
+    for split in ("train", "val"):
+        images = _images(root / spec[split])
+        if holdout_source:
+            images = [p for p in images if _art_source(p, root, split) != holdout_source]
+        if split == "val" and val_images:
+            images = images[:val_images]
+        if not images:
+            raise FileNotFoundError(f"no {split} images left under {root / spec[split]}")
+        listing = run_dir / f"{split}.txt"
+        listing.write_text("".join(f"{p}\n" for p in images))
+        spec[split] = str(listing)
+        print(f"{split}: {len(images)} images")
+    spec["path"] = str(root)
+    derived = run_dir / "data.yaml"
+    derived.write_text(yaml.safe_dump(spec, sort_keys=False))
+    return derived
 
 
 def train(args: argparse.Namespace) -> Path:
@@ -78,12 +102,13 @@ def train(args: argparse.Namespace) -> Path:
         return run_dir / "weights" / "best.pt"
 
     data = args.data
-    if args.val_images:
-        data = _validation_subset(args.data, args.val_images, run_dir)
+    if args.val_images or args.holdout_source:
+        data = _derived_dataset(args.data, run_dir, args.val_images, args.holdout_source)
     model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
     model.train(
         data=str(data),
         epochs=args.epochs,
+        time=args.hours,
         imgsz=args.imgsz or 640,
         batch=args.batch,
         workers=args.workers,
