@@ -86,7 +86,7 @@ def _pick_pair(rng: np.random.Generator, used: Counter) -> HandSet:
 
 def random_winning_hand(rng: np.random.Generator) -> WinningHand:
     """Four sets and a pair (most often), seven pairs, or thirteen orphans."""
-    flowers = sorted(rng.choice(FLOWERS, size=int(rng.choice([0, 0, 0, 1, 1, 2, 3])),
+    flowers = sorted(rng.choice(FLOWERS, size=int(rng.choice([0, 0, 1, 1, 2, 2, 3, 4])),
                                 replace=False).tolist(), key=FLOWERS.index)
     context = dict(self_drawn=bool(rng.random() < 0.4), seat_wind=WINDS[rng.integers(4)],
                    round_wind=WINDS[rng.integers(4)], flowers=flowers)

@@ -307,7 +307,10 @@ def _spread_layout(rng: np.random.Generator, size: TileSize) -> Layout:
 
 def closeup_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     count = int(rng.integers(1, 6))
-    codes = rng.choice(PLAYABLE + FLOWERS, size=count, replace=False).tolist()
+    kinds = PLAYABLE + FLOWERS
+    # flowers are 8 of 144 tiles in a set: weight them up so the detector sees enough
+    weights = np.array([3.0 if c in FLOWERS else 1.0 for c in kinds])
+    codes = rng.choice(kinds, size=count, replace=False, p=weights / weights.sum()).tolist()
     in_row = rng.random() < 0.6
     row_standing = rng.random() < 0.3  # a row shares one way of lying, or tiles collide
     tiles = []

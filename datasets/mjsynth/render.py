@@ -5,6 +5,7 @@ label boxes are read (so a box is exactly the tile's visible pixels)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -237,8 +238,19 @@ def _fill(canvas: Canvas, quad: np.ndarray, colour: np.ndarray, ident: int) -> N
     cv2.fillConvexPoly(canvas.ids, pts, ident, cv2.LINE_8, 4)
 
 
+@functools.lru_cache(maxsize=8)
+def _bevel_normals(w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+    """Outward normals of the rounded face edge in texture axes (x right, y down),
+    fading to zero a few percent in from the edge."""
+    y, x = np.mgrid[0:h, 0:w].astype(np.float32)
+    band = w * 0.08
+    nx = np.clip(1 - (w - 1 - x) / band, 0, 1) - np.clip(1 - x / band, 0, 1)
+    ny = np.clip(1 - (h - 1 - y) / band, 0, 1) - np.clip(1 - y / band, 0, 1)
+    return nx[:, :, None], ny[:, :, None]
+
+
 def _warp_face(canvas: Canvas, levels: list[np.ndarray], quad: np.ndarray, shade: np.ndarray,
-               spec: np.ndarray, light: np.ndarray, ident: int) -> None:
+               spec: np.ndarray, light: np.ndarray, light_uv: np.ndarray, ident: int) -> None:
     h, w = canvas.ids.shape
     x0, y0 = np.floor(quad.min(0)).astype(int) - 1
     x1, y1 = np.ceil(quad.max(0)).astype(int) + 2
@@ -252,8 +264,11 @@ def _warp_face(canvas: Canvas, levels: list[np.ndarray], quad: np.ndarray, shade
     # Per-corner lighting, spread bilinearly over the face.
     grid = np.array([[shade[0], shade[1]], [shade[3], shade[2]]], np.float32)
     sgrid = np.array([[spec[0], spec[1]], [spec[3], spec[2]]], np.float32)
+    nx, ny = _bevel_normals(tw, th)
+    # the bevel on the lamp's side catches light, the far side falls into shade
+    bevel = 1 + 0.3 * (nx * light_uv[0] - ny * light_uv[1])
     lit = tex.copy()
-    lit[:, :, :3] = (tex[:, :, :3] * cv2.resize(grid, (tw, th))[:, :, None] * light
+    lit[:, :, :3] = (tex[:, :, :3] * bevel * cv2.resize(grid, (tw, th))[:, :, None] * light
                      + 255 * cv2.resize(sgrid, (tw, th))[:, :, None])
     src = np.array([[-0.5, -0.5], [tw - 0.5, -0.5], [tw - 0.5, th - 0.5], [-0.5, th - 0.5]], np.float32)
     dst = (quad - [x0, y0]).astype(np.float32)
@@ -289,7 +304,10 @@ def draw_block(canvas: Canvas, cam: Camera, pose: Pose, size: TileSize, style: S
         pts3 = corners[list(idx)]
         diffuse, spec = _shade(style, normal, pts3, cam.position)
         if name == "front" and face_levels is not None:
-            _warp_face(canvas, face_levels, quad, diffuse, spec, style.light_colour, face_id)
+            to_light = style.light_position - centre
+            to_light /= np.linalg.norm(to_light)
+            light_uv = np.array([to_light @ pose.u, to_light @ pose.v])
+            _warp_face(canvas, face_levels, quad, diffuse, spec, style.light_colour, light_uv, face_id)
             continue
         tone = float(diffuse.mean())
         sheen = float(spec.mean()) * 255

@@ -33,7 +33,7 @@ class Sample:
     meta: dict
 
 
-def _restrict_to_atlas(rng: np.random.Generator, layout: Layout, atlas: Atlas) -> None:
+def restrict_to_atlas(rng: np.random.Generator, layout: Layout, atlas: Atlas) -> None:
     """Sources without flowers (fluffystuff) cannot draw them: a hand drops its flowers,
     other layouts swap them for drawable tiles."""
     missing = [t for t in layout.tiles if t.true_code not in atlas.faces]
@@ -99,7 +99,7 @@ def _rotation(up: np.ndarray) -> int:
 def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, height: int) -> Sample:
     size = random_tile_size(rng)
     layout = LAYOUTS[kind](rng, size)
-    _restrict_to_atlas(rng, layout, atlas)
+    restrict_to_atlas(rng, layout, atlas)
     n = len(layout.tiles)
     r = render(rng, layout, atlas, size, width, height, _props(rng, layout, size))
     image, ids = r.image, r.ids
