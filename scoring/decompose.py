@@ -63,6 +63,7 @@ class Decomposition(NamedTuple):
     form: str
     units: tuple[Unit, ...]
     winning_unit: int  # index into units of the unit that holds the winning tile
+    winning: int  # the winning tile's index
 
     def sets(self) -> list[Unit]:
         return [u for u in self.units if u.kind in SET_KINDS]
@@ -181,18 +182,92 @@ def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning
             u = units[k]
             if win in u.tiles and (u.kind, u.tile) not in seen:
                 seen.add((u.kind, u.tile))
-                result.append(Decomposition(form, units, k))
+                result.append(Decomposition(form, units, k, win))
     return tuple(result)
+
+
+def _sets_fit(counts: list[int], i: int = 0) -> bool:
+    """Whether counts split fully into pungs and chows (first success ends the search)."""
+    while i < T.PLAYING_TILES and not counts[i]:
+        i += 1
+    if i == T.PLAYING_TILES:
+        return True
+    if counts[i] >= 3:
+        counts[i] -= 3
+        ok = _sets_fit(counts, i)
+        counts[i] += 3
+        if ok:
+            return True
+    if i < T.NUMBER_TILES and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
+        counts[i] -= 1
+        counts[i + 1] -= 1
+        counts[i + 2] -= 1
+        ok = _sets_fit(counts, i)
+        counts[i] += 1
+        counts[i + 1] += 1
+        counts[i + 2] += 1
+        return ok
+    return False
+
+
+def _regular_fit(counts: list[int]) -> bool:
+    # Cheap necessary condition first: sets take tiles of one suit in threes, so exactly one suit
+    # (the pair's) holds 2 mod 3 tiles, the others 0 mod 3; an honour is held 0, 2 or 3 times.
+    pair_suits = []
+    for suit in range(3):
+        left = sum(counts[9 * suit:9 * suit + 9]) % 3
+        if left == 1:
+            return False
+        if left == 2:
+            pair_suits.append(suit)
+    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
+        if counts[i] == 1 or counts[i] == 4:
+            return False
+        if counts[i] == 2:
+            pair_suits.append(3)
+    if len(pair_suits) != 1:
+        return False
+    low = 9 * pair_suits[0]
+    for p in range(low, min(low + 9, T.PLAYING_TILES)):
+        if counts[p] >= 2:
+            counts[p] -= 2
+            ok = _sets_fit(counts)
+            counts[p] += 2
+            if ok:
+                return True
+    return False
 
 
 @lru_cache(maxsize=65536)
 def _completes(standing: tuple[int, ...], n_melds: int) -> bool:
-    return bool(_standing_readings(standing, n_melds))
+    """Whether the standing tiles form any winning shape (the yes/no of _standing_readings)."""
+    counts = list(standing)
+    if _regular_fit(counts):
+        return True
+    if n_melds <= 1:
+        if n_melds == 0 and (all(n % 2 == 0 for n in counts) or max(counts) == 1):
+            return bool(_standing_readings(standing, n_melds))
+        if n_melds == 0 and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
+            return bool(_standing_readings(standing, n_melds))
+        for pattern in KNITTED_PATTERNS:
+            if all(counts[i] for i in pattern):
+                return bool(_standing_readings(standing, n_melds))
+    return False
 
 
 def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
     """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
     already holds four times, melds included, is not a wait: no copy is left to win on."""
+    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES)]
+
+
+def wait_count(hand: Hand, limit: int = T.PLAYING_TILES) -> int:
+    """How many different tiles the hand waited on before its winning tile, counting at most
+    `limit` (enough to tell a single wait from several)."""
+    return len(_wait_indices(*_wait_input(hand.concealed, hand.melds), limit))
+
+
+def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
     counts = [0] * T.PLAYING_TILES
     for c in concealed:
         counts[T.INDEX[c]] += 1
@@ -200,23 +275,43 @@ def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]
     for m in melds:
         for c in m.tiles:
             held[T.INDEX[c]] += 1
-    return [T.code(i) for i in _wait_indices(tuple(counts), len(melds), tuple(held))]
+    return tuple(counts), len(melds), tuple(held)
 
 
 @lru_cache(maxsize=65536)
-def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
+def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], limit: int) -> tuple[int, ...]:
+    out: list[int] = []
     base = list(counts)
+    special = _special_in_reach(counts, n_melds)
     for i in range(T.PLAYING_TILES):
         if held[i] >= 4:
+            continue
+        # unless a special shape is in reach, a wait touches the tiles already held
+        if not special and not _near(counts, i):
             continue
         base[i] += 1
         if _completes(tuple(base), n_melds):
             out.append(i)
+            if len(out) >= limit:
+                break
         base[i] -= 1
     return tuple(out)
 
 
-def wait_count(hand: Hand) -> int:
-    """How many different tiles the hand was waiting on before its winning tile."""
-    return len(waits(hand.concealed, hand.melds))
+def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
+    """Whether one more tile could make seven pairs' rivals: 十三幺, 全不靠 or 组合龙 (seven pairs
+    waits on a held tile, which the regular search already tries)."""
+    if n_melds > 1:
+        return False
+    if n_melds == 0 and (max(counts) == 1 or all(counts[i] == 0 for i in range(T.NUMBER_TILES) if not T.is_terminal(i))):
+        return True
+    return any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
+
+
+def _near(counts: tuple[int, ...], i: int) -> bool:
+    if counts[i]:
+        return True
+    if i >= T.NUMBER_TILES:
+        return False
+    low, high = i - i % 9, i - i % 9 + 8
+    return any(counts[k] for k in range(max(low, i - 2), min(high, i + 2) + 1))

@@ -1,8 +1,9 @@
 """The 81 MCR fans, plus 明暗杠 and 花牌, each defined once beside its predicate.
 
 Names and points follow seed 001 (番种介绍) and the 不计 notes of seed 003 (1998 rules, 国家体育总局).
-Every predicate has the signature `detect(decomposition, situation) -> hits`; a hit names the units
-(sets, pair, knitted triples) that form the fan.
+Every predicate has the signature `detect(reading, situation) -> hits`, where the reading is the
+decomposition with its chows and pungs listed once (`Reading`); a hit names the units (sets, pair,
+knitted triples) that form the fan.
 
 How fans combine (see scorer.py):
 - `excludes` are not counted anywhere in the hand when this fan counts (不重复); `absorbs` are not
@@ -15,8 +16,6 @@ How fans combine (see scorer.py):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from functools import lru_cache
 from itertools import combinations
 
 from ... import tiles as T
@@ -37,65 +36,14 @@ def fan(key: str, zh: str, en: str, points: int, excludes=(), absorbs=(), links:
 
 
 # ---------------------------------------------------------------------------------------------
-# Shared views of a decomposition and of the hand
+# The decomposition as the predicates see it
+
 
 REGULAR = "regular"
 SEVEN_PAIRS = "seven_pairs"
 KNITTED = "knitted_straight"
-WHOLE_HAND_FORMS = (REGULAR, SEVEN_PAIRS)  # forms where the whole-hand fans (一色, 幺九...) apply
 GREEN = frozenset({19, 20, 21, 23, 25, 32})  # 23468s and 發
 REVERSIBLE = frozenset({9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 31})  # 1234589p 245689s 白
-
-
-class Shape:
-    """Indices of a decomposition's chows, pungs (kongs included) and pair, computed once."""
-
-    __slots__ = ("chows", "pungs", "pair", "sets", "all")
-
-    def __init__(self, d: Decomposition):
-        self.chows = tuple(i for i, u in enumerate(d.units) if u.kind == "chow")
-        self.pungs = tuple(i for i, u in enumerate(d.units) if u.kind in ("pung", "kong"))
-        pairs = [i for i, u in enumerate(d.units) if u.kind == "pair"]
-        self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.sets = self.chows + self.pungs
-        self.all = tuple(range(len(d.units)))
-
-
-@lru_cache(maxsize=8192)
-def shape(d: Decomposition) -> Shape:
-    return Shape(d)
-
-
-def whole(d: Decomposition) -> Hit:
-    return Hit(shape(d).all)
-
-
-def _suit(u) -> int:
-    return T.suit(u.tile)
-
-
-def _rank(u) -> int:
-    return T.rank(u.tile)
-
-
-def hand_tiles(s: Situation) -> frozenset[int]:
-    return s.facts["present"]
-
-
-def suits_present(s: Situation) -> frozenset[int]:
-    return s.facts["suits"]
-
-
-def whole_hand(d: Decomposition, s: Situation, fan_key: str = "") -> bool:
-    """Whole-hand fans apply to regular and seven-pairs readings (GB-Mahjong, pymahjonggb); under
-    strict_1998_pairs the set-based ones listed in SET_BASED_TILE_FANS are refused to seven pairs."""
-    if d.form == REGULAR:
-        return True
-    if d.form != SEVEN_PAIRS:
-        return False
-    return not (s.options.strict_1998_pairs and fan_key in SET_BASED_TILE_FANS)
-
-
 # The 1998 text defines these by sets (刻子/顺子 + 将), so its strict reading bars seven pairs.
 SET_BASED_TILE_FANS = frozenset({
     "all_honours", "all_terminals", "all_terminals_and_honours", "all_green",
@@ -108,39 +56,93 @@ MUST_BE_CONCEALED = frozenset({
 })
 
 
+class Reading:
+    """A Decomposition plus what the predicates ask of it, computed once per decomposition:
+    chows as (unit index, suit, rank) sorted by tile, pungs and kongs likewise (honours have
+    suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans."""
+
+    __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
+                 "pair", "all", "series", "_wait")
+
+    def __init__(self, d: Decomposition, s: Situation):
+        self.form, self.units, self.winning_unit, self.winning = d
+        chows, pungs, pairs = [], [], []
+        for i, u in enumerate(d.units):
+            if u.kind == "chow":
+                chows.append((u.tile, i))
+            elif u.kind == "pung" or u.kind == "kong":
+                pungs.append((u.tile, i))
+            elif u.kind == "pair":
+                pairs.append(i)
+        chows.sort()
+        pungs.sort()
+        self.chows = tuple((i, t // 9, t % 9 + 1) for t, i in chows)
+        self.pungs = tuple((i, T.suit(t), T.rank(t)) for t, i in pungs)
+        self.number_pungs = tuple(sorted((p for p in self.pungs if p[1] < 3), key=lambda p: p[2]))
+        self.pair = pairs[0] if len(pairs) == 1 else -1
+        self.all = tuple(range(len(d.units)))
+        self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
+        self._wait: str | None | bool = False  # not computed yet
+
+    def tile(self, i: int) -> int:
+        return self.units[i].tile
+
+    def honour_pungs(self, low: int, high: int) -> tuple[int, ...]:
+        return tuple(i for i, _, _ in self.pungs if low <= self.units[i].tile <= high)
+
+    def honour_pair(self, low: int, high: int) -> int:
+        return self.pair if self.pair >= 0 and low <= self.units[self.pair].tile <= high else -1
+
+    def whole(self) -> Hit:
+        return Hit(self.all)
+
+
+def whole_hand(r: Reading, s: Situation, fan_key: str = "") -> bool:
+    """Whole-hand fans apply to regular and seven-pairs readings (GB-Mahjong, pymahjonggb); under
+    strict_1998_pairs the fans of SET_BASED_TILE_FANS are refused to seven pairs."""
+    if r.form == REGULAR:
+        return True
+    return r.form == SEVEN_PAIRS and not (s.options.strict_1998_pairs and fan_key in SET_BASED_TILE_FANS)
+
+
 def _only(s: Situation, allowed) -> bool:
-    return hand_tiles(s) <= allowed
+    return s.facts["present"] <= allowed
+
+
+def _ranks_within(s: Situation, low: int, high: int) -> bool:
+    return not s.facts["honours"] and low <= s.facts["min_rank"] and s.facts["max_rank"] <= high
 
 
 # ---------------------------------------------------------------------------------------------
 # Kongs and concealed pungs: at most one fan from each series (current practice).
 
 
-@lru_cache(maxsize=8192)
 def kong_and_concealed(d: Decomposition, self_drawn: bool, kong_1998: bool) -> dict[str, tuple[int, ...]]:
     """The kong-series and concealed-pung-series fans of a decomposition, by key -> units."""
-    sh = shape(d)
-    ck = tuple(i for i in sh.pungs if d.units[i].kind == "kong" and d.units[i].concealed)
-    mk = tuple(i for i in sh.pungs if d.units[i].kind == "kong" and not d.units[i].concealed)
-    cp = tuple(i for i in sh.pungs if d.units[i].kind == "pung" and d.unit_is_concealed(i, self_drawn))
+    ck, mk, cp = [], [], []
+    for i, u in enumerate(d.units):
+        if u.kind == "kong":
+            (ck if u.concealed else mk).append(i)
+        elif u.kind == "pung" and d.unit_is_concealed(i, self_drawn):
+            cp.append(i)
     out: dict[str, tuple[int, ...]] = {}
-    kongs = ck + mk
+    kongs = (*ck, *mk)
     if len(kongs) == 4:
         out["four_kongs"] = kongs
     elif len(kongs) == 3:
         out["three_kongs"] = kongs
     elif len(ck) == 2:
-        out["two_concealed_kongs"] = ck
+        out["two_concealed_kongs"] = tuple(ck)
     elif len(mk) == 2:
-        out["two_melded_kongs"] = mk
+        out["two_melded_kongs"] = tuple(mk)
     elif len(kongs) == 2 and not kong_1998:
         out["concealed_and_exposed_kongs"] = kongs
     else:
         if ck:
-            out["concealed_kong"] = ck
+            out["concealed_kong"] = tuple(ck)
         if mk:
-            out["melded_kong"] = mk
-    concealed = ck + cp
+            out["melded_kong"] = tuple(mk)
+    concealed = (*ck, *cp)
     if len(concealed) == 4:
         out["four_concealed_pungs"] = concealed
     elif len(concealed) == 3:
@@ -150,34 +152,37 @@ def kong_and_concealed(d: Decomposition, self_drawn: bool, kong_1998: bool) -> d
     return out
 
 
-def _series(key: str):
-    def detect(d: Decomposition, s: Situation) -> Iterator[Hit]:
-        units = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998).get(key)
-        if units:
-            yield Hit(units)
-
-    return detect
+def _series(r: Reading, key: str) -> tuple[Hit, ...]:
+    units = r.series.get(key)
+    return (Hit(units),) if units else ()
 
 
 # ---------------------------------------------------------------------------------------------
 # Waits: 边张, 嵌张, 单钓将 count only when the hand waited on this one tile alone.
 
 
-def wait_fan(d: Decomposition, s: Situation) -> str | None:
-    if d.form not in (REGULAR, KNITTED):
+def wait_fan(r: Reading, s: Situation) -> str | None:
+    if r._wait is False:
+        r._wait = _wait_kind(r, s)
+    return r._wait
+
+
+def _wait_kind(r: Reading, s: Situation) -> str | None:
+    if r.form != REGULAR and r.form != KNITTED:
         return None
-    win = s.facts["winning"]
-    if d.form == KNITTED and not s.options.knitted_tile_wait:
-        if any(win in u.tiles for u in d.units if u.kind == "knitted"):
+    win = r.winning
+    if r.form == KNITTED and not s.options.knitted_tile_wait:
+        if any(win in u.tiles for u in r.units if u.kind == "knitted"):
             return None
-    u = d.units[d.winning_unit]
+    u = r.units[r.winning_unit]
     if u.kind == "pair":
         kind = "single_wait"
     elif u.kind == "chow":
         offset = win - u.tile
+        rank = T.rank(u.tile)
         if offset == 1:
             kind = "closed_wait"
-        elif (offset == 2 and _rank(u) == 1) or (offset == 0 and _rank(u) == 7):
+        elif (offset == 2 and rank == 1) or (offset == 0 and rank == 7):
             kind = "edge_wait"
         else:
             return None
@@ -188,90 +193,74 @@ def wait_fan(d: Decomposition, s: Situation) -> str | None:
     return kind if s.facts["wait_count"] == 1 else None
 
 
-def _wait(key: str):
-    def detect(d: Decomposition, s: Situation) -> Iterator[Hit]:
-        if wait_fan(d, s) == key:
-            yield Hit((d.winning_unit,))
-
-    return detect
+def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
+    return (Hit((r.winning_unit,)),) if wait_fan(r, s) == key else ()
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers for combination fans
+# Combination helpers: groups are tuples of (unit index, suit, rank), sorted by tile or rank.
 
 
-def _chow_groups(d: Decomposition, n: int) -> Iterator[tuple[int, ...]]:
-    """n-chow combinations, each sorted by tile (so steps and straights read left to right)."""
-    chows = sorted(shape(d).chows, key=lambda i: d.units[i].tile)
-    return combinations(chows, n)
+def _idx(group) -> tuple[int, ...]:
+    return tuple(g[0] for g in group)
 
 
-def _pung_groups(d: Decomposition, n: int, numbers_only: bool = True) -> Iterator[tuple[int, ...]]:
-    pungs = [i for i in shape(d).pungs if not numbers_only or d.units[i].tile < T.NUMBER_TILES]
-    pungs.sort(key=lambda i: (_rank(d.units[i]), d.units[i].tile))
-    return combinations(pungs, n)
+def _one_suit(group) -> bool:
+    return all(g[1] == group[0][1] for g in group)
 
 
-def _same_suit(d, group) -> bool:
-    return len({_suit(d.units[i]) for i in group}) == 1
+def _three_suits(group) -> bool:
+    return len({g[1] for g in group}) == len(group)
 
 
-def _distinct_suits(d, group) -> bool:
-    return len({_suit(d.units[i]) for i in group}) == len(group)
+def _shifted(group, step: int) -> bool:
+    """Ranks rise by exactly `step` from one member to the next (group sorted by rank)."""
+    return all(b[2] - a[2] == step for a, b in zip(group, group[1:]))
 
 
-def _ranks(d, group) -> list[int]:
-    return [_rank(d.units[i]) for i in group]
+def _identical(group) -> bool:
+    return all(g[1:] == group[0][1:] for g in group)
 
 
-def _steps(d, group) -> set[int]:
-    r = sorted(_ranks(d, group))
-    return {b - a for a, b in zip(r, r[1:])}
+def _same_rank(group) -> bool:
+    return all(g[2] == group[0][2] for g in group)
 
 
-def _honour_pungs(d: Decomposition, low: int, high: int) -> list[int]:
-    return [i for i in shape(d).pungs if low <= d.units[i].tile <= high]
+def _by_rank(group):
+    return sorted(group, key=lambda g: g[2])
 
 
-def _honour_pair(d: Decomposition, low: int, high: int) -> int:
-    p = shape(d).pair
-    return p if p >= 0 and low <= d.units[p].tile <= high else -1
-
-
-def _terminal_chow_sets(d: Decomposition) -> tuple[list[int], list[int], int]:
+def _terminal_chow_sets(r: Reading) -> tuple[list, list, int]:
     """(123 chows, 789 chows, pair index if it is a 5) for the 双龙会 fans."""
-    sh = shape(d)
-    low = [i for i in sh.chows if _rank(d.units[i]) == 1]
-    high = [i for i in sh.chows if _rank(d.units[i]) == 7]
-    pair = sh.pair if sh.pair >= 0 and _rank(d.units[sh.pair]) == 5 else -1
+    low = [c for c in r.chows if c[2] == 1]
+    high = [c for c in r.chows if c[2] == 7]
+    pair = r.pair if r.pair >= 0 and T.rank(r.tile(r.pair)) == 5 else -1
     return low, high, pair
 
 
 # =============================================================================================
 # 88
+NONE: tuple[Hit, ...] = ()
 
 
 @fan("big_four_winds", "大四喜", "Big Four Winds", 88, excludes=("all_pungs",),
      absorbs=("prevalent_wind", "seat_wind", "pung_of_terminals_or_honours", "big_three_winds"), links=True)
-def _big_four_winds(d, s):
-    winds = _honour_pungs(d, 27, 30)
-    if len(winds) == 4:
-        yield Hit(tuple(winds))
+def _big_four_winds(r, s):
+    winds = r.honour_pungs(27, 30)
+    return (Hit(winds),) if len(winds) == 4 else NONE
 
 
 @fan("big_three_dragons", "大三元", "Big Three Dragons", 88,
      absorbs=("dragon_pung", "pung_of_terminals_or_honours", "two_dragon_pungs"), links=True)
-def _big_three_dragons(d, s):
-    dragons = _honour_pungs(d, 31, 33)
-    if len(dragons) == 3:
-        yield Hit(tuple(dragons))
+def _big_three_dragons(r, s):
+    dragons = r.honour_pungs(31, 33)
+    return (Hit(dragons),) if len(dragons) == 3 else NONE
 
 
 @fan("all_green", "绿一色", "All Green", 88, excludes=("half_flush",),
      note="23468s and 發 only; without 發 it adds 清一色")
-def _all_green(d, s):
-    if whole_hand(d, s, "all_green") and _only(s, GREEN):
-        yield whole(d)
+def _all_green(r, s):
+    return (r.whole(),) if whole_hand(r, s, "all_green") and _only(s, GREEN) else NONE
 
 
 @fan("nine_gates", "九莲宝灯", "Nine Gates", 88,
@@ -279,34 +268,34 @@ def _all_green(d, s):
      absorbs=("pung_of_terminals_or_honours",),
      note="concealed 1112345678999 of one suit before the winning tile; one 幺九刻 is part of the "
           "shape, so only a win on 2, 5 or 8 keeps a 幺九刻 (and 双暗刻)")
-def _nine_gates(d, s):
-    if d.form != REGULAR or s.hand.melds or not s.facts["nine_gates_shape"]:
-        return
-    terminal_pungs = [i for i in shape(d).pungs if T.is_terminal(d.units[i].tile)]
-    yield Hit(tuple(terminal_pungs[:1]), tuple(s.facts["all_tiles"]))
+def _nine_gates(r, s):
+    if r.form != REGULAR or not s.facts["nine_gates_shape"]:
+        return NONE
+    terminal_pungs = [i for i, _, rank in r.pungs if rank in (1, 9)]
+    return (Hit(tuple(terminal_pungs[:1]), s.facts["all_tiles"]),)
 
 
 @fan("four_kongs", "四杠", "Four Kongs", 88, excludes=("all_pungs", "single_wait"))
-def _four_kongs(d, s):
-    yield from _series("four_kongs")(d, s)
+def _four_kongs(r, s):
+    return _series(r, "four_kongs")
 
 
 @fan("seven_shifted_pairs", "连七对", "Seven Shifted Pairs", 88,
      excludes=("full_flush", "seven_pairs", "concealed_hand", "fully_concealed_hand", "single_wait",
                "no_honours"))
-def _seven_shifted_pairs(d, s):
-    if d.form != SEVEN_PAIRS:
-        return
-    tiles = [u.tile for u in d.units]
-    if tiles[0] < T.NUMBER_TILES and _rank(d.units[0]) <= 3 and tiles == list(range(tiles[0], tiles[0] + 7)):
-        yield whole(d)
+def _seven_shifted_pairs(r, s):
+    if r.form != SEVEN_PAIRS:
+        return NONE
+    first = r.units[0].tile
+    if first < T.NUMBER_TILES and T.rank(first) <= 3 and [u.tile for u in r.units] == list(range(first, first + 7)):
+        return (r.whole(),)
+    return NONE
 
 
 @fan("thirteen_orphans", "十三幺", "Thirteen Orphans", 88,
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
-def _thirteen_orphans(d, s):
-    if d.form == "thirteen_orphans":
-        yield whole(d)
+def _thirteen_orphans(r, s):
+    return (r.whole(),) if r.form == "thirteen_orphans" else NONE
 
 
 # =============================================================================================
@@ -316,48 +305,50 @@ def _thirteen_orphans(d, s):
 @fan("all_terminals", "清幺九", "All Terminals", 64,
      excludes=("all_pungs", "outside_hand", "all_terminals_and_honours", "double_pung", "no_honours",
                "pung_of_terminals_or_honours"))
-def _all_terminals(d, s):
-    if whole_hand(d, s, "all_terminals") and all(T.is_terminal(i) for i in hand_tiles(s)):
-        yield whole(d)
+def _all_terminals(r, s):
+    ok = whole_hand(r, s, "all_terminals") and all(T.is_terminal(i) for i in s.facts["present"])
+    return (r.whole(),) if ok else NONE
 
 
 @fan("little_four_winds", "小四喜", "Little Four Winds", 64,
      absorbs=("pung_of_terminals_or_honours", "big_three_winds"), links=True)
-def _little_four_winds(d, s):
-    winds, pair = _honour_pungs(d, 27, 30), _honour_pair(d, 27, 30)
-    if len(winds) == 3 and pair >= 0:
-        yield Hit((*winds, pair))
+def _little_four_winds(r, s):
+    winds, pair = r.honour_pungs(27, 30), r.honour_pair(27, 30)
+    return (Hit((*winds, pair)),) if len(winds) == 3 and pair >= 0 else NONE
 
 
 @fan("little_three_dragons", "小三元", "Little Three Dragons", 64,
      absorbs=("dragon_pung", "pung_of_terminals_or_honours", "two_dragon_pungs"), links=True)
-def _little_three_dragons(d, s):
-    dragons, pair = _honour_pungs(d, 31, 33), _honour_pair(d, 31, 33)
-    if len(dragons) == 2 and pair >= 0:
-        yield Hit((*dragons, pair))
+def _little_three_dragons(r, s):
+    dragons, pair = r.honour_pungs(31, 33), r.honour_pair(31, 33)
+    return (Hit((*dragons, pair)),) if len(dragons) == 2 and pair >= 0 else NONE
 
 
 @fan("all_honours", "字一色", "All Honours", 64,
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
-def _all_honours(d, s):
-    if whole_hand(d, s, "all_honours") and all(T.is_honour(i) for i in hand_tiles(s)):
-        yield whole(d)
+def _all_honours(r, s):
+    ok = whole_hand(r, s, "all_honours") and not s.facts["suits"]
+    return (r.whole(),) if ok else NONE
 
 
 @fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64,
      excludes=("all_pungs", "concealed_hand", "fully_concealed_hand"))
-def _four_concealed_pungs(d, s):
-    yield from _series("four_concealed_pungs")(d, s)
+def _four_concealed_pungs(r, s):
+    return _series(r, "four_concealed_pungs")
 
 
 @fan("pure_terminal_chows", "一色双龙会", "Pure Terminal Chows", 64,
      excludes=("full_flush", "all_chows", "no_honours"),
      absorbs=("two_terminal_chows", "pure_double_chow"), links=True)
-def _pure_terminal_chows(d, s):
-    low, high, pair = _terminal_chow_sets(d)
-    group = (*low, *high)
-    if len(low) == 2 and len(high) == 2 and pair >= 0 and _same_suit(d, (*group, pair)):
-        yield Hit((*group, pair))
+def _pure_terminal_chows(r, s):
+    if len(r.chows) < 4:
+        return NONE
+    low, high, pair = _terminal_chow_sets(r)
+    group = low + high
+    if len(low) == 2 and len(high) == 2 and pair >= 0 and _one_suit(group) \
+            and T.suit(r.tile(pair)) == group[0][1]:
+        return (Hit((*_idx(group), pair)),)
+    return NONE
 
 
 # =============================================================================================
@@ -365,17 +356,14 @@ def _pure_terminal_chows(d, s):
 
 
 @fan("quadruple_chow", "一色四同顺", "Quadruple Chow", 48, excludes=("tile_hog",), links=True)
-def _quadruple_chow(d, s):
-    for g in _chow_groups(d, 4):
-        if len({d.units[i].tile for i in g}) == 1:
-            yield Hit(g)
+def _quadruple_chow(r, s):
+    return (Hit(_idx(r.chows)),) if len(r.chows) == 4 and _identical(r.chows) else NONE
 
 
 @fan("four_pure_shifted_pungs", "一色四节高", "Four Pure Shifted Pungs", 48, excludes=("all_pungs",), links=True)
-def _four_pure_shifted_pungs(d, s):
-    for g in _pung_groups(d, 4):
-        if _same_suit(d, g) and _steps(d, g) == {1}:
-            yield Hit(g)
+def _four_pure_shifted_pungs(r, s):
+    p = r.number_pungs
+    return (Hit(_idx(p)),) if len(p) == 4 and _one_suit(p) and _shifted(p, 1) else NONE
 
 
 # =============================================================================================
@@ -384,24 +372,25 @@ def _four_pure_shifted_pungs(d, s):
 
 @fan("four_pure_shifted_chows", "一色四步高", "Four Pure Shifted Chows", 32, links=True,
      note="steps of one or of two")
-def _four_pure_shifted_chows(d, s):
-    for g in _chow_groups(d, 4):
-        if _same_suit(d, g) and _steps(d, g) in ({1}, {2}):
-            yield Hit(g)
+def _four_pure_shifted_chows(r, s):
+    c = r.chows
+    if len(c) == 4 and _one_suit(c) and (_shifted(c, 1) or _shifted(c, 2)):
+        return (Hit(_idx(c)),)
+    return NONE
 
 
 @fan("three_kongs", "三杠", "Three Kongs", 32)
-def _three_kongs(d, s):
-    yield from _series("three_kongs")(d, s)
+def _three_kongs(r, s):
+    return _series(r, "three_kongs")
 
 
 @fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32,
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
-def _all_terminals_and_honours(d, s):
-    present = hand_tiles(s)
-    if (whole_hand(d, s, "all_terminals_and_honours") and all(T.is_terminal_or_honour(i) for i in present)
-            and any(T.is_honour(i) for i in present) and any(T.is_terminal(i) for i in present)):
-        yield whole(d)
+def _all_terminals_and_honours(r, s):
+    present = s.facts["present"]
+    ok = (whole_hand(r, s, "all_terminals_and_honours") and s.facts["honours"] and s.facts["suits"]
+          and all(T.is_terminal_or_honour(i) for i in present))
+    return (r.whole(),) if ok else NONE
 
 
 # =============================================================================================
@@ -410,66 +399,58 @@ def _all_terminals_and_honours(d, s):
 
 @fan("seven_pairs", "七对", "Seven Pairs", 24, excludes=("concealed_hand", "fully_concealed_hand", "single_wait"),
      note="four identical tiles may be two pairs")
-def _seven_pairs(d, s):
-    if d.form == SEVEN_PAIRS:
-        yield whole(d)
+def _seven_pairs(r, s):
+    return (r.whole(),) if r.form == SEVEN_PAIRS else NONE
 
 
 @fan("greater_honours_and_knitted", "七星不靠", "Greater Honours and Knitted Tiles", 24,
      excludes=("lesser_honours_and_knitted", "all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
-def _greater_honours_and_knitted(d, s):
-    if d.form == "honours_knitted" and sum(T.is_honour(u.tile) for u in d.units) == 7:
-        yield whole(d)
+def _greater_honours_and_knitted(r, s):
+    ok = r.form == "honours_knitted" and sum(T.is_honour(u.tile) for u in r.units) == 7
+    return (r.whole(),) if ok else NONE
 
 
 @fan("all_even_pungs", "全双刻", "All Even Pungs", 24, excludes=("all_pungs", "all_simples", "no_honours"))
-def _all_even_pungs(d, s):
-    if d.form == REGULAR and not shape(d).chows and all(
-        u.tile < T.NUMBER_TILES and _rank(u) % 2 == 0 for u in d.units
-    ):
-        yield whole(d)
+def _all_even_pungs(r, s):
+    ok = r.form == REGULAR and not r.chows and all(
+        u.tile < T.NUMBER_TILES and u.tile % 9 % 2 == 1 for u in r.units
+    )
+    return (r.whole(),) if ok else NONE
 
 
 @fan("full_flush", "清一色", "Full Flush", 24, excludes=("no_honours",))
-def _full_flush(d, s):
-    if whole_hand(d, s) and len(suits_present(s)) == 1 and not s.facts["honours"]:
-        yield whole(d)
+def _full_flush(r, s):
+    ok = whole_hand(r, s) and len(s.facts["suits"]) == 1 and not s.facts["honours"]
+    return (r.whole(),) if ok else NONE
 
 
 @fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, absorbs=("pure_double_chow",), links=True)
-def _pure_triple_chow(d, s):
-    for g in _chow_groups(d, 3):
-        if len({d.units[i].tile for i in g}) == 1:
-            yield Hit(g)
+def _pure_triple_chow(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _identical(g))
 
 
 @fan("pure_shifted_pungs", "一色三节高", "Pure Shifted Pungs", 24, links=True)
-def _pure_shifted_pungs(d, s):
-    for g in _pung_groups(d, 3):
-        if _same_suit(d, g) and _steps(d, g) == {1}:
-            yield Hit(g)
-
-
-def _ranks_within(s: Situation, low: int, high: int) -> bool:
-    return not s.facts["honours"] and all(low <= T.rank(i) <= high for i in hand_tiles(s))
+def _pure_shifted_pungs(r, s):
+    if len(r.number_pungs) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _one_suit(g) and _shifted(g, 1))
 
 
 @fan("upper_tiles", "全大", "Upper Tiles", 24, excludes=("upper_four", "no_honours"))
-def _upper_tiles(d, s):
-    if whole_hand(d, s, "upper_tiles") and _ranks_within(s, 7, 9):
-        yield whole(d)
+def _upper_tiles(r, s):
+    return (r.whole(),) if whole_hand(r, s, "upper_tiles") and _ranks_within(s, 7, 9) else NONE
 
 
 @fan("middle_tiles", "全中", "Middle Tiles", 24, excludes=("all_simples", "no_honours"))
-def _middle_tiles(d, s):
-    if whole_hand(d, s, "middle_tiles") and _ranks_within(s, 4, 6):
-        yield whole(d)
+def _middle_tiles(r, s):
+    return (r.whole(),) if whole_hand(r, s, "middle_tiles") and _ranks_within(s, 4, 6) else NONE
 
 
 @fan("lower_tiles", "全小", "Lower Tiles", 24, excludes=("lower_four", "no_honours"))
-def _lower_tiles(d, s):
-    if whole_hand(d, s, "lower_tiles") and _ranks_within(s, 1, 3):
-        yield whole(d)
+def _lower_tiles(r, s):
+    return (r.whole(),) if whole_hand(r, s, "lower_tiles") and _ranks_within(s, 1, 3) else NONE
 
 
 # =============================================================================================
@@ -477,48 +458,53 @@ def _lower_tiles(d, s):
 
 
 @fan("pure_straight", "清龙", "Pure Straight", 16, links=True)
-def _pure_straight(d, s):
-    for g in _chow_groups(d, 3):
-        if _same_suit(d, g) and _ranks(d, g) == [1, 4, 7]:
-            yield Hit(g)
+def _pure_straight(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+                 if _one_suit(g) and (g[0][2], g[1][2], g[2][2]) == (1, 4, 7))
 
 
 @fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16,
      excludes=("all_chows", "no_honours"), absorbs=("mixed_double_chow", "two_terminal_chows"), links=True)
-def _three_suited_terminal_chows(d, s):
-    low, high, pair = _terminal_chow_sets(d)
+def _three_suited_terminal_chows(r, s):
+    if len(r.chows) < 4:
+        return NONE
+    low, high, pair = _terminal_chow_sets(r)
     if len(low) == 2 and len(high) == 2 and pair >= 0:
-        low_suits = {_suit(d.units[i]) for i in low}
-        if len(low_suits) == 2 and low_suits == {_suit(d.units[i]) for i in high} \
-                and _suit(d.units[pair]) not in low_suits:
-            yield Hit((*low, *high, pair))
+        low_suits = {c[1] for c in low}
+        if len(low_suits) == 2 and low_suits == {c[1] for c in high} and T.suit(r.tile(pair)) not in low_suits:
+            return (Hit((*_idx(low), *_idx(high), pair)),)
+    return NONE
 
 
 @fan("pure_shifted_chows", "一色三步高", "Pure Shifted Chows", 16, links=True, note="steps of one or of two")
-def _pure_shifted_chows(d, s):
-    for g in _chow_groups(d, 3):
-        if _same_suit(d, g) and _steps(d, g) in ({1}, {2}):
-            yield Hit(g)
+def _pure_shifted_chows(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+                 if _one_suit(g) and (_shifted(g, 1) or _shifted(g, 2)))
 
 
 @fan("all_fives", "全带五", "All Fives", 16, excludes=("all_simples", "no_honours"))
-def _all_fives(d, s):
-    if d.form == REGULAR and all(
-        u.tile < T.NUMBER_TILES and _rank(u) <= 5 <= _rank(u) + len(set(u.tiles)) - 1 for u in d.units
-    ):
-        yield whole(d)
+def _all_fives(r, s):
+    ok = r.form == REGULAR and all(
+        u.tile < T.NUMBER_TILES and (u.tile % 9 == 4 or (u.kind == "chow" and 2 <= u.tile % 9 <= 4))
+        for u in r.units
+    )
+    return (r.whole(),) if ok else NONE
 
 
 @fan("triple_pung", "三同刻", "Triple Pung", 16, absorbs=("double_pung",), links=True)
-def _triple_pung(d, s):
-    for g in _pung_groups(d, 3):
-        if len(set(_ranks(d, g))) == 1:
-            yield Hit(g)
+def _triple_pung(r, s):
+    if len(r.number_pungs) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _same_rank(g))
 
 
 @fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16)
-def _three_concealed_pungs(d, s):
-    yield from _series("three_concealed_pungs")(d, s)
+def _three_concealed_pungs(r, s):
+    return _series(r, "three_concealed_pungs")
 
 
 # =============================================================================================
@@ -527,38 +513,36 @@ def _three_concealed_pungs(d, s):
 
 @fan("lesser_honours_and_knitted", "全不靠", "Lesser Honours and Knitted Tiles", 12,
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
-def _lesser_honours_and_knitted(d, s):
-    if d.form == "honours_knitted":
-        yield whole(d)
+def _lesser_honours_and_knitted(r, s):
+    return (r.whole(),) if r.form == "honours_knitted" else NONE
 
 
 @fan("knitted_straight", "组合龙", "Knitted Straight", 12,
      note="also with all nine knitted tiles inside 全不靠 / 七星不靠")
-def _knitted_straight(d, s):
-    if d.form == KNITTED:
-        yield Hit(tuple(i for i, u in enumerate(d.units) if u.kind == "knitted"))
-    elif d.form == "honours_knitted":
-        numbers = [i for i, u in enumerate(d.units) if u.tile < T.NUMBER_TILES]
+def _knitted_straight(r, s):
+    if r.form == KNITTED:
+        return (Hit(tuple(i for i, u in enumerate(r.units) if u.kind == "knitted")),)
+    if r.form == "honours_knitted":
+        numbers = tuple(i for i, u in enumerate(r.units) if u.tile < T.NUMBER_TILES)
         if len(numbers) == 9:
-            yield Hit(tuple(numbers))
+            return (Hit(numbers),)
+    return NONE
 
 
 @fan("upper_four", "大于五", "Upper Four", 12, excludes=("no_honours",))
-def _upper_four(d, s):
-    if whole_hand(d, s, "upper_four") and _ranks_within(s, 6, 9):
-        yield whole(d)
+def _upper_four(r, s):
+    return (r.whole(),) if whole_hand(r, s, "upper_four") and _ranks_within(s, 6, 9) else NONE
 
 
 @fan("lower_four", "小于五", "Lower Four", 12, excludes=("no_honours",))
-def _lower_four(d, s):
-    if whole_hand(d, s, "lower_four") and _ranks_within(s, 1, 4):
-        yield whole(d)
+def _lower_four(r, s):
+    return (r.whole(),) if whole_hand(r, s, "lower_four") and _ranks_within(s, 1, 4) else NONE
 
 
 @fan("big_three_winds", "三风刻", "Big Three Winds", 12, absorbs=("pung_of_terminals_or_honours",), links=True)
-def _big_three_winds(d, s):
-    for g in combinations(_honour_pungs(d, 27, 30), 3):
-        yield Hit(g)
+def _big_three_winds(r, s):
+    winds = r.honour_pungs(27, 30)
+    return tuple(Hit(g) for g in combinations(winds, 3)) if len(winds) >= 3 else NONE
 
 
 # =============================================================================================
@@ -566,60 +550,60 @@ def _big_three_winds(d, s):
 
 
 @fan("mixed_straight", "花龙", "Mixed Straight", 8, links=True)
-def _mixed_straight(d, s):
-    for g in _chow_groups(d, 3):
-        if _distinct_suits(d, g) and sorted(_ranks(d, g)) == [1, 4, 7]:
-            yield Hit(g)
+def _mixed_straight(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+                 if _three_suits(g) and sorted(c[2] for c in g) == [1, 4, 7])
 
 
 @fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, excludes=("one_voided_suit",))
-def _reversible_tiles(d, s):
-    if whole_hand(d, s) and _only(s, REVERSIBLE):
-        yield whole(d)
+def _reversible_tiles(r, s):
+    return (r.whole(),) if whole_hand(r, s) and _only(s, REVERSIBLE) else NONE
 
 
 @fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, absorbs=("mixed_double_chow",), links=True)
-def _mixed_triple_chow(d, s):
-    for g in _chow_groups(d, 3):
-        if _distinct_suits(d, g) and len(set(_ranks(d, g))) == 1:
-            yield Hit(g)
+def _mixed_triple_chow(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _three_suits(g) and _same_rank(g))
 
 
 @fan("mixed_shifted_pungs", "三色三节高", "Mixed Shifted Pungs", 8, links=True)
-def _mixed_shifted_pungs(d, s):
-    for g in _pung_groups(d, 3):
-        if _distinct_suits(d, g) and _steps(d, g) == {1}:
-            yield Hit(g)
+def _mixed_shifted_pungs(r, s):
+    if len(r.number_pungs) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _three_suits(g) and _shifted(g, 1))
 
 
 @fan("chicken_hand", "无番和", "Chicken Hand", 8,
      note="scored by the scorer when no other fan counts (flowers do not count)")
-def _chicken_hand(d, s):
-    return iter(())
+def _chicken_hand(r, s):
+    return NONE
+
+
+def _on_winning_tile(r: Reading) -> tuple[Hit, ...]:
+    return (Hit((r.winning_unit,), (r.winning,)),)
 
 
 @fan("last_tile_draw", "妙手回春", "Last Tile Draw", 8, excludes=("self_drawn",))
-def _last_tile_draw(d, s):
-    if s.context.last_tile and s.context.self_drawn:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _last_tile_draw(r, s):
+    return _on_winning_tile(r) if s.context.last_tile and s.context.self_drawn else NONE
 
 
 @fan("last_tile_claim", "海底捞月", "Last Tile Claim", 8)
-def _last_tile_claim(d, s):
-    if s.context.last_tile and not s.context.self_drawn:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _last_tile_claim(r, s):
+    return _on_winning_tile(r) if s.context.last_tile and not s.context.self_drawn else NONE
 
 
 @fan("out_with_replacement_tile", "杠上开花", "Out with Replacement Tile", 8, excludes=("self_drawn",))
-def _out_with_replacement_tile(d, s):
-    if s.context.kong_replacement:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _out_with_replacement_tile(r, s):
+    return _on_winning_tile(r) if s.context.kong_replacement else NONE
 
 
 @fan("robbing_the_kong", "抢杠和", "Robbing the Kong", 8, excludes=("last_copy",))
-def _robbing_the_kong(d, s):
-    if s.context.robbing_kong:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _robbing_the_kong(r, s):
+    return _on_winning_tile(r) if s.context.robbing_kong else NONE
 
 
 # =============================================================================================
@@ -627,48 +611,48 @@ def _robbing_the_kong(d, s):
 
 
 @fan("all_pungs", "碰碰和", "All Pungs", 6)
-def _all_pungs(d, s):
-    if d.form == REGULAR and not shape(d).chows:
-        yield whole(d)
+def _all_pungs(r, s):
+    return (r.whole(),) if r.form == REGULAR and not r.chows else NONE
 
 
 @fan("half_flush", "混一色", "Half Flush", 6)
-def _half_flush(d, s):
-    if whole_hand(d, s) and len(suits_present(s)) == 1 and s.facts["honours"]:
-        yield whole(d)
+def _half_flush(r, s):
+    return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 1 and s.facts["honours"] else NONE
 
 
 @fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, links=True)
-def _mixed_shifted_chows(d, s):
-    for g in _chow_groups(d, 3):
-        if _distinct_suits(d, g) and _steps(d, g) == {1}:
-            yield Hit(g)
+def _mixed_shifted_chows(r, s):
+    if len(r.chows) < 3:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+                 if _three_suits(g) and _shifted(_by_rank(g), 1))
 
 
 @fan("all_types", "五门齐", "All Types", 6)
-def _all_types(d, s):
-    if d.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(suits_present(s)) == 3 \
-            and s.facts["winds"] and s.facts["dragons"]:
-        yield whole(d)
+def _all_types(r, s):
+    f = s.facts
+    ok = r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(f["suits"]) == 3 and f["winds"] and f["dragons"]
+    return (r.whole(),) if ok else NONE
 
 
 @fan("melded_hand", "全求人", "Melded Hand", 6, excludes=("single_wait",),
      note="four exposed melds and a win on a discard")
-def _melded_hand(d, s):
-    if len(s.hand.melds) == 4 and not s.context.self_drawn and all(m.exposed for m in s.hand.melds):
-        yield whole(d)
+def _melded_hand(r, s):
+    melds = s.hand.melds
+    ok = len(melds) == 4 and not s.context.self_drawn and all(m.exposed for m in melds)
+    return (r.whole(),) if ok else NONE
 
 
 @fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6)
-def _two_concealed_kongs(d, s):
-    yield from _series("two_concealed_kongs")(d, s)
+def _two_concealed_kongs(r, s):
+    return _series(r, "two_concealed_kongs")
 
 
 @fan("two_dragon_pungs", "双箭刻", "Two Dragon Pungs", 6,
      absorbs=("dragon_pung", "pung_of_terminals_or_honours"), links=True)
-def _two_dragon_pungs(d, s):
-    for g in combinations(_honour_pungs(d, 31, 33), 2):
-        yield Hit(g)
+def _two_dragon_pungs(r, s):
+    dragons = r.honour_pungs(31, 33)
+    return tuple(Hit(g) for g in combinations(dragons, 2)) if len(dragons) >= 2 else NONE
 
 
 # =============================================================================================
@@ -676,8 +660,8 @@ def _two_dragon_pungs(d, s):
 
 
 @fan("concealed_and_exposed_kongs", "明暗杠", "Concealed and Melded Kongs", 5)
-def _concealed_and_exposed_kongs(d, s):
-    yield from _series("concealed_and_exposed_kongs")(d, s)
+def _concealed_and_exposed_kongs(r, s):
+    return _series(r, "concealed_and_exposed_kongs")
 
 
 # =============================================================================================
@@ -685,28 +669,29 @@ def _concealed_and_exposed_kongs(d, s):
 
 
 @fan("outside_hand", "全带幺", "Outside Hand", 4)
-def _outside_hand(d, s):
-    if d.form == REGULAR and all(any(T.is_terminal_or_honour(i) for i in u.tiles) for u in d.units):
-        yield whole(d)
+def _outside_hand(r, s):
+    ok = r.form == REGULAR and all(
+        u.tile >= T.NUMBER_TILES or u.tile % 9 == 0 or u.tile % 9 == 8
+        or (u.kind == "chow" and u.tile % 9 in (0, 6)) for u in r.units
+    )
+    return (r.whole(),) if ok else NONE
 
 
 @fan("fully_concealed_hand", "不求人", "Fully Concealed Hand", 4, excludes=("concealed_hand", "self_drawn"),
      note="self-drawn with no chow, pung or exposed kong claimed")
-def _fully_concealed_hand(d, s):
-    if s.context.self_drawn and s.hand.is_concealed:
-        yield whole(d)
+def _fully_concealed_hand(r, s):
+    return (r.whole(),) if s.context.self_drawn and s.facts["concealed"] else NONE
 
 
 @fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4)
-def _two_melded_kongs(d, s):
-    yield from _series("two_melded_kongs")(d, s)
+def _two_melded_kongs(r, s):
+    return _series(r, "two_melded_kongs")
 
 
 @fan("last_copy", "和绝张", "Last Tile", 4, excludes=("single_wait",),
      note="the other three copies are visible; derived when they are in the winner's own melds")
-def _last_tile(d, s):
-    if s.context.last_copy:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _last_copy(r, s):
+    return _on_winning_tile(r) if s.context.last_copy else NONE
 
 
 # =============================================================================================
@@ -714,147 +699,138 @@ def _last_tile(d, s):
 
 
 @fan("dragon_pung", "箭刻", "Dragon Pung", 2, absorbs=("pung_of_terminals_or_honours",))
-def _dragon_pung(d, s):
-    for i in _honour_pungs(d, 31, 33):
-        yield Hit((i,))
+def _dragon_pung(r, s):
+    return tuple(Hit((i,)) for i in r.honour_pungs(31, 33))
 
 
 @fan("prevalent_wind", "圈风刻", "Prevalent Wind", 2, absorbs=("pung_of_terminals_or_honours",))
-def _prevalent_wind(d, s):
+def _prevalent_wind(r, s):
     wind = T.WIND_TILES[s.context.round_wind]
-    for i in _honour_pungs(d, wind, wind):
-        yield Hit((i,))
+    return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
 
 
 @fan("seat_wind", "门风刻", "Seat Wind", 2, absorbs=("pung_of_terminals_or_honours",))
-def _seat_wind(d, s):
+def _seat_wind(r, s):
     wind = T.WIND_TILES[s.context.seat_wind]
-    for i in _honour_pungs(d, wind, wind):
-        yield Hit((i,))
+    return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
 
 
 @fan("concealed_hand", "门前清", "Concealed Hand", 2, note="no claimed meld, won on a discard")
-def _concealed_hand(d, s):
-    if not s.context.self_drawn and s.hand.is_concealed:
-        yield whole(d)
+def _concealed_hand(r, s):
+    return (r.whole(),) if not s.context.self_drawn and s.facts["concealed"] else NONE
 
 
 @fan("all_chows", "平和", "All Chows", 2, excludes=("no_honours",), note="four chows and a pair of a suit")
-def _all_chows(d, s):
-    sh = shape(d)
-    if d.form in (REGULAR, KNITTED) and not sh.pungs and sh.pair >= 0 and d.units[sh.pair].tile < T.NUMBER_TILES:
-        yield whole(d)
+def _all_chows(r, s):
+    ok = (r.form == REGULAR or r.form == KNITTED) and not r.pungs and r.pair >= 0 \
+        and r.tile(r.pair) < T.NUMBER_TILES
+    return (r.whole(),) if ok else NONE
 
 
 @fan("tile_hog", "四归一", "Tile Hog", 2, note="all four copies of a tile in the hand, not as a kong")
-def _tile_hog(d, s):
-    if d.form in (REGULAR, SEVEN_PAIRS, KNITTED):
-        for t in s.facts["fours"]:
-            if not any(u.kind == "kong" and u.tile == t for u in d.units):
-                yield Hit(tuple(i for i, u in enumerate(d.units) if t in u.tiles), (t,) * 4)
+def _tile_hog(r, s):
+    if not s.facts["fours"] or r.form not in (REGULAR, SEVEN_PAIRS, KNITTED):
+        return NONE
+    return tuple(
+        Hit(tuple(i for i, u in enumerate(r.units) if t in u.tiles), (t,) * 4)
+        for t in s.facts["fours"]
+        if not any(u.kind == "kong" and u.tile == t for u in r.units)
+    )
 
 
 @fan("double_pung", "双同刻", "Double Pung", 2, links=True)
-def _double_pung(d, s):
-    for g in _pung_groups(d, 2):
-        if len(set(_ranks(d, g))) == 1:
-            yield Hit(g)
+def _double_pung(r, s):
+    if len(r.number_pungs) < 2:
+        return NONE
+    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 2) if _same_rank(g))
 
 
 @fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2)
-def _two_concealed_pungs(d, s):
-    yield from _series("two_concealed_pungs")(d, s)
+def _two_concealed_pungs(r, s):
+    return _series(r, "two_concealed_pungs")
 
 
 @fan("concealed_kong", "暗杠", "Concealed Kong", 2)
-def _concealed_kong(d, s):
-    yield from _series("concealed_kong")(d, s)
+def _concealed_kong(r, s):
+    return _series(r, "concealed_kong")
 
 
 @fan("all_simples", "断幺", "All Simples", 2, excludes=("no_honours",))
-def _all_simples(d, s):
-    if whole_hand(d, s) and not any(T.is_terminal_or_honour(i) for i in hand_tiles(s)):
-        yield whole(d)
+def _all_simples(r, s):
+    ok = whole_hand(r, s) and not s.facts["honours"] and s.facts["min_rank"] >= 2 and s.facts["max_rank"] <= 8
+    return (r.whole(),) if ok else NONE
 
 
 # =============================================================================================
 # 1
 
 
+def _chow_pairs(r: Reading, keep) -> tuple[Hit, ...]:
+    if len(r.chows) < 2:
+        return NONE
+    return tuple(Hit((a[0], b[0])) for a, b in combinations(r.chows, 2) if keep(a, b))
+
+
 @fan("pure_double_chow", "一般高", "Pure Double Chow", 1, links=True)
-def _pure_double_chow(d, s):
-    for g in _chow_groups(d, 2):
-        if d.units[g[0]].tile == d.units[g[1]].tile:
-            yield Hit(g)
+def _pure_double_chow(r, s):
+    return _chow_pairs(r, lambda a, b: a[1:] == b[1:])
 
 
 @fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, links=True)
-def _mixed_double_chow(d, s):
-    for g in _chow_groups(d, 2):
-        if _distinct_suits(d, g) and _rank(d.units[g[0]]) == _rank(d.units[g[1]]):
-            yield Hit(g)
+def _mixed_double_chow(r, s):
+    return _chow_pairs(r, lambda a, b: a[1] != b[1] and a[2] == b[2])
 
 
 @fan("short_straight", "连六", "Short Straight", 1, links=True)
-def _short_straight(d, s):
-    for g in _chow_groups(d, 2):
-        if _same_suit(d, g) and _steps(d, g) == {3}:
-            yield Hit(g)
+def _short_straight(r, s):
+    return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 3)
 
 
 @fan("two_terminal_chows", "老少副", "Two Terminal Chows", 1, links=True)
-def _two_terminal_chows(d, s):
-    for g in _chow_groups(d, 2):
-        if _same_suit(d, g) and _steps(d, g) == {6}:
-            yield Hit(g)
+def _two_terminal_chows(r, s):
+    return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 6)
 
 
 @fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1)
-def _pung_of_terminals_or_honours(d, s):
-    for i in shape(d).pungs:
-        if T.is_terminal_or_honour(d.units[i].tile):
-            yield Hit((i,))
+def _pung_of_terminals_or_honours(r, s):
+    return tuple(Hit((i,)) for i, suit, rank in r.pungs if suit == 3 or rank in (1, 9))
 
 
 @fan("melded_kong", "明杠", "Melded Kong", 1)
-def _melded_kong(d, s):
-    yield from _series("melded_kong")(d, s)
+def _melded_kong(r, s):
+    return _series(r, "melded_kong")
 
 
 @fan("one_voided_suit", "缺一门", "One Voided Suit", 1)
-def _one_voided_suit(d, s):
-    if whole_hand(d, s) and len(suits_present(s)) == 2:
-        yield whole(d)
+def _one_voided_suit(r, s):
+    return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 2 else NONE
 
 
 @fan("no_honours", "无字", "No Honours", 1)
-def _no_honours(d, s):
-    if d.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"]:
-        yield whole(d)
+def _no_honours(r, s):
+    return (r.whole(),) if r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"] else NONE
 
 
 @fan("edge_wait", "边张", "Edge Wait", 1)
-def _edge_wait(d, s):
-    yield from _wait("edge_wait")(d, s)
+def _edge_wait(r, s):
+    return _wait(r, s, "edge_wait")
 
 
 @fan("closed_wait", "嵌张", "Closed Wait", 1)
-def _closed_wait(d, s):
-    yield from _wait("closed_wait")(d, s)
+def _closed_wait(r, s):
+    return _wait(r, s, "closed_wait")
 
 
 @fan("single_wait", "单钓将", "Single Wait", 1)
-def _single_wait(d, s):
-    yield from _wait("single_wait")(d, s)
+def _single_wait(r, s):
+    return _wait(r, s, "single_wait")
 
 
 @fan("self_drawn", "自摸", "Self-Drawn", 1)
-def _self_drawn(d, s):
-    if s.context.self_drawn:
-        yield Hit((d.winning_unit,), (s.facts["winning"],))
+def _self_drawn(r, s):
+    return _on_winning_tile(r) if s.context.self_drawn else NONE
 
 
 @fan("flower_tiles", "花牌", "Flower Tiles", 1, note="one per flower, added after the 8-fan minimum")
-def _flower_tiles(d, s):
-    for c in s.hand.flowers:
-        yield Hit((), (T.INDEX[c],))
+def _flower_tiles(r, s):
+    return tuple(Hit((), (T.INDEX[c],)) for c in s.hand.flowers)

@@ -19,7 +19,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED
+from .fans import FANS, MUST_BE_CONCEALED, Reading
 from .options import MCROptions
 
 ORDER = {f.key: n for n, f in enumerate(FANS)}
@@ -39,28 +39,34 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     return ctx
 
 
-def _facts(hand: Hand) -> dict:
-    counts = hand.tile_counts()
-    present = frozenset(i for i, n in enumerate(counts) if n)
-    standing = [0] * T.PLAYING_TILES
-    for c in hand.concealed:
-        standing[T.INDEX[c]] += 1
-    suit_of_13 = {T.suit(i) for i, n in enumerate(standing) if n}
+def _facts(hand: Hand, counts: list[int]) -> dict:
+    """Per-hand values the predicates share (tile indices; ranks 1-9)."""
+    present = frozenset(i for i in range(T.PLAYING_TILES) if counts[i])
+    numbers = [i for i in present if i < T.NUMBER_TILES]
+    ranks = [i % 9 + 1 for i in numbers] or [0]
     nine_gates = False
-    if not hand.melds and len(suit_of_13) == 1 and min(suit_of_13) < 3:
-        start = 9 * min(suit_of_13)
-        nine_gates = standing[start:start + 9] == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+    if not hand.melds:
+        first = T.INDEX[hand.concealed[0]]
+        if first < T.NUMBER_TILES and first % 9 == 0:
+            standing = [0] * 9
+            for c in hand.concealed:
+                i = T.INDEX[c] - first
+                if 0 <= i < 9:
+                    standing[i] += 1
+            nine_gates = standing == [3, 1, 1, 1, 1, 1, 1, 1, 3]
     return {
         "present": present,
-        "suits": frozenset(T.suit(i) for i in present if i < T.NUMBER_TILES),
-        "honours": any(T.is_honour(i) for i in present),
-        "winds": any(T.is_wind(i) for i in present),
-        "dragons": any(T.is_dragon(i) for i in present),
-        "fours": tuple(i for i, n in enumerate(counts) if n == 4),
-        "winning": T.INDEX[hand.winning_tile],
-        "all_tiles": tuple(i for i, n in enumerate(counts) for _ in range(n)),
+        "min_rank": min(ranks),
+        "max_rank": max(ranks),
+        "concealed": hand.is_concealed,
+        "suits": frozenset(i // 9 for i in numbers),
+        "honours": len(numbers) < len(present),
+        "winds": any(27 <= i <= 30 for i in present),
+        "dragons": any(31 <= i <= 33 for i in present),
+        "fours": tuple(i for i in present if counts[i] == 4),
+        "all_tiles": tuple(i for i in sorted(present) for _ in range(counts[i])),
         "nine_gates_shape": nine_gates,
-        "count_waits": lambda: wait_count(hand),
+        "count_waits": lambda: wait_count(hand, limit=2),
     }
 
 
@@ -119,9 +125,11 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     """The fans one decomposition counts (flowers not included)."""
     plain: list[tuple[Fan, Hit]] = []
     linking: list[tuple[Fan, Hit]] = []
+    reading = Reading(d, s)
     for fan in PLAYED:
-        for hit in fan.detect(d, s):
-            (linking if fan.links else plain).append((fan, hit))
+        hits = fan.detect(reading, s)
+        if hits:
+            (linking if fan.links else plain).extend((fan, hit) for hit in hits)
     if linking:
         # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part
         cancelled = {k for f, _ in plain for k in f.excludes}
@@ -132,11 +140,14 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     return kept
 
 
-def _fan_scores(d: Decomposition, kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
+def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
     groups: dict[str, list[tuple[str, ...]]] = {}
     for fan, hit in kept:
-        tiles = hit.tiles or tuple(t for u in hit.units for t in d.units[u].tiles)
-        groups.setdefault(fan.key, []).append(tuple(T.code(i) for i in tiles))
+        if hit.tiles:
+            group = tuple(T.TILE_CODES[i] for i in hit.tiles)
+        else:
+            group = tuple(c for u in hit.units for c in unit_codes[u])
+        groups.setdefault(fan.key, []).append(group)
     return [
         FanScore(key, BY_KEY[key].zh, BY_KEY[key].en, BY_KEY[key].points, len(g), tuple(g))
         for key, g in sorted(groups.items(), key=lambda kv: ORDER[kv[0]])
@@ -156,21 +167,46 @@ def payments(ctx: WinContext, total: int, base: int) -> dict[str, int]:
     return pay
 
 
+_FORM_RANK = {"regular": 0, "seven_pairs": 1, "knitted_straight": 2, "honours_knitted": 3, "thirteen_orphans": 4}
+
+
+def _preference(d: Decomposition) -> tuple:
+    """Order in which equal totals are decided (the first wins): regular readings first; then the
+    reading whose concealed sets, listed by lowest tile with pungs before chows, come first; then
+    the winning tile read as 边张, 嵌张, 单钓将, anything else.  This is the order of the reference
+    calculator pymahjonggb, so equal-total alternatives come out as its fan list does."""
+    sets = tuple(sorted((u.tile, u.kind == "chow") for u in d.units if not u.declared and u.is_set))
+    return (_FORM_RANK[d.form], sets, _placement_rank(d))
+
+
+def _placement_rank(d: Decomposition) -> int:
+    u = d.units[d.winning_unit]
+    if u.kind == "chow":
+        offset = u.tiles.index(d.winning)
+        if offset == 1:
+            return 1
+        if (offset == 2 and T.rank(u.tile) == 1) or (offset == 0 and T.rank(u.tile) == 7):
+            return 0
+    return 2 if u.kind == "pair" else 3
+
+
 def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     ctx = derive_context(hand, ctx)
     flowers = len(hand.flowers)
-    decs = decompositions(hand)
+    decs = sorted(decompositions(hand), key=_preference)
     if not decs:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
-    s = Situation(hand, ctx, options, tuple(hand.tile_counts()), _facts(hand))
+    counts = hand.tile_counts()
+    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, counts))
     best_total, best_kept, best_d = -1, [], decs[0]
     for d in decs:
         kept = score_decomposition(d, s)
         total = sum(f.points for f, _ in kept)
         if total > best_total:
             best_total, best_kept, best_d = total, kept, d
-    fans = _fan_scores(best_d, best_kept)
+    unit_codes = [tuple(T.TILE_CODES[i] for i in u.tiles) for u in best_d.units]
+    fans = _fan_scores(unit_codes, best_kept)
     if flowers:
         flower = BY_KEY["flower_tiles"]
         fans.append(FanScore(flower.key, flower.zh, flower.en, flower.points, flowers,
@@ -188,5 +224,5 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         payments=payments(ctx, total, options.base) if met else dict(NO_PAYMENTS),
         breakdown={"fan_total": best_total, "flower_points": flowers, "base": options.base,
                    "form": best_d.form},
-        sets=tuple(u.codes for u in best_d.units),
+        sets=tuple(unit_codes),
     )
