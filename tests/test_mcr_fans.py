@@ -103,9 +103,8 @@ _TILE_RUN = re.compile(r"(\d+)([mpsz])")
 
 def tiles(text: str) -> list[str]:
     """Riichi-style tile run: "123m55z" -> ["1m", "2m", "3m", "5z", "5z"]."""
-    out = [f"{d}{suit}" for digits, suit in _TILE_RUN.findall(text) for d in digits]
-    assert "".join(_TILE_RUN.findall(text) and [m.group(0) for m in _TILE_RUN.finditer(text)]) == text, text
-    return out
+    assert _TILE_RUN.sub("", text) == "", f"not a tile run: {text}"
+    return [f"{d}{suit}" for digits, suit in _TILE_RUN.findall(text) for d in digits]
 
 
 def chow(first: str) -> dict:
