@@ -173,7 +173,6 @@ def _standard_sets(rng: random.Random) -> tuple[list[Set], str] | None:
 class _Shape:
     """A winning hand before it is written as JSON: free tiles plus sets that may become melds."""
 
-    kind: str
     loose: list[str]  # tiles that are never melded (pair, special-hand tiles)
     sets: list[Set]  # sets that may be exposed or turned into kongs
 
@@ -193,7 +192,7 @@ def _shape(rng: random.Random) -> _Shape:
         while (built := _standard_sets(rng)) is None:
             pass
         sets, pair = built
-        return _Shape(kind, [pair, pair], sets)
+        return _Shape([pair, pair], sets)
     if kind == "seven_pairs":
         style = _weighted_choice(rng, _styles(rng))
         tiles = [t for t in ALL_TILES if style.tile_ok(t) and style.pair_ok(t)]
@@ -203,28 +202,28 @@ def _shape(rng: random.Random) -> _Shape:
         for _ in range(7):
             pair = rng.choice([t for t in tiles if counts[t] <= 2])
             counts[pair] += 2
-        return _Shape(kind, list(counts.elements()), [])
+        return _Shape(list(counts.elements()), [])
     if kind == "seven_shifted_pairs":
         suit, start = rng.choice(SUITS), rng.randint(1, 3)
-        return _Shape(kind, [f"{n}{suit}" for n in range(start, start + 7) for _ in (0, 1)], [])
+        return _Shape([f"{n}{suit}" for n in range(start, start + 7) for _ in (0, 1)], [])
     if kind == "nine_gates":
         suit = rng.choice(SUITS)
         base = [f"{n}{suit}" for n in (1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9)]
-        return _Shape(kind, base + [f"{rng.randint(1, 9)}{suit}"], [])
+        return _Shape(base + [f"{rng.randint(1, 9)}{suit}"], [])
     if kind == "thirteen_orphans":
-        orphans = [t for t in TERMINALS_AND_HONOURS]
-        return _Shape(kind, orphans + [rng.choice(orphans)], [])
+        orphans = list(TERMINALS_AND_HONOURS)
+        return _Shape(orphans + [rng.choice(orphans)], [])
     if kind == "honours_knitted":
         tiles = _knitted_tiles(rng) + list(HONOURS)
         for dropped in rng.sample(tiles, 2):
             tiles.remove(dropped)
-        return _Shape(kind, tiles, [])
+        return _Shape(tiles, [])
     knitted = _knitted_tiles(rng)
     counts = Counter(knitted)
     extra_set = rng.choice([s for s in ALL_SETS if _fits(counts, s)])
     counts.update(extra_set)
     pair = rng.choice([t for t in ALL_TILES if counts[t] <= 2])
-    return _Shape(kind, knitted + [pair, pair], [extra_set])
+    return _Shape(knitted + [pair, pair], [extra_set])
 
 
 def random_hand(rng: random.Random) -> dict:
