@@ -341,3 +341,27 @@ def test_training_runs_and_ships_a_loadable_model(tmp_path):
     assert onnx_path.is_file() and onnx_path.with_suffix(".pt").is_file()
     detections = Detector(onnx_path, conf_threshold=0.0001).detect(next((data / "images" / "val").iterdir()))
     assert all(isinstance(d, Detection) for d in detections)
+
+
+def test_peer_weights_reproduce_the_peer_onnx_and_map_onto_our_classes():
+    pytest.importorskip("mahjong_detector")
+    pytest.importorskip("ultralytics")
+    import onnx
+    import torch
+
+    from datasets.init_from_peer import (
+        PEER_TO_OURS, extend_class_head, load_peer_weights, max_output_difference, peer_class_names,
+        peer_onnx_path,
+    )
+
+    onnx_model = onnx.load(str(peer_onnx_path()))
+    names = peer_class_names(onnx_model)
+    assert set(names) == PEER_TO_OURS.keys()
+    peer = load_peer_weights(onnx_model, nc=len(names))
+    box_diff, class_diff = max_output_difference(peer, peer_onnx_path())
+    assert box_diff < 1e-3 and class_diff < 1e-3
+    ours = extend_class_head(peer, names)
+    final = f"model.{len(ours.model) - 1}.cv3.0.2.weight"
+    assert torch.equal(ours.state_dict()[final][CLASS_NAMES.index("7z")],
+                       peer.state_dict()[final][names.index("chun")])
+    assert ours.names == dict(enumerate(CLASS_NAMES))
