@@ -29,13 +29,13 @@ FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 # Geometry thresholds. Lengths along a row are in units of the local tile width (the narrower box
 # of two neighbours, which is an upright tile's width even next to a sideways tile).
 LINK_GAP = 1.6  # neighbours further apart than this are not in the same row
-SPLIT_GAP = 0.25  # tiles in a run touch; a wider gap separates melds and the winning tile
+SPLIT_GAP = 0.15  # tiles in a run touch; a wider gap separates melds and the winning tile
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
 MAX_HAND_TILES = 18  # four kongs and a pair: the most tiles one hand can have (flowers aside)
-BOX_MIN_COVER = 0.5  # a tile belongs to the grouping box covering most (at least this) of it
+BOX_FULL_COVER = 0.8  # a grouping box's fourth tile must lie this far inside (else it is a neighbour)
 
 
 @dataclass(frozen=True)
@@ -105,32 +105,35 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             + ", ".join(tiles[i].code for i in stray)
         )
 
-    hand_tiles = [i for row in hand_rows for i in row]
-    melds, boxed = _box_melds(tiles, hand_tiles, group_boxes, warnings)
-    loose_rows = [_order_row(tiles, [i for i in row if i not in boxed]) for row in hand_rows]
-    loose_rows = [r for r in loose_rows if r.members]
-
-    # Split rows into segments; segments that look like melds become melds.
-    row_segments: list[list[list[int]]] = []
-    for row in loose_rows:
+    # Split rows at grouping boxes, then the rest at gaps; segments that are melds (by a box, a
+    # sideways tile or face-down tiles) become melds, the rest stay in their row.
+    melds: list[MeldLayout] = []
+    row_segments: list[tuple[_Row, list[list[int]]]] = []
+    rows = [_order_row(tiles, members) for members in hand_rows]
+    box_of = _box_runs(tiles, rows, group_boxes, warnings)
+    for row in rows:
         kept = []
-        for seg in _segments(tiles, row):
-            meld = _segment_meld(tiles, seg)
-            if meld is not None:
-                melds.append(meld)
-            else:
-                kept.append(seg)
-        row_segments.append(kept)
+        for start, end in _runs([box_of.get(i) for i in row.members]):
+            piece = row.members[start:end]
+            box = group_boxes[box_of[piece[0]]] if piece[0] in box_of else None
+            pieces = [piece] if box is not None else _segments(tiles, _Row(piece, row.direction))
+            for seg in pieces:
+                meld = _segment_meld(tiles, seg, row.direction, box)
+                if meld is not None:
+                    melds.append(meld)
+                else:
+                    kept.append(seg)
+        row_segments.append((row, kept))
 
     unassigned: list[int] = list(stray)
     concealed: list[int] = []
     winning = None
     reversed_view = False
-    nonempty = [segs for segs in row_segments if segs]
+    nonempty = [(row, segs) for row, segs in row_segments if segs]
     if nonempty:
-        concealed_segs = max(nonempty, key=lambda segs: max(len(s) for s in segs))
-        concealed, winning, reversed_view = _concealed_row(concealed_segs)
-        for segs in nonempty:
+        concealed_row, concealed_segs = max(nonempty, key=lambda rs: max(len(s) for s in rs[1]))
+        concealed, winning, reversed_view = _concealed_row(tiles, concealed_row, concealed_segs)
+        for row, segs in nonempty:
             if segs is concealed_segs:
                 continue
             for seg in segs:
@@ -149,11 +152,9 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             f"{len(lone)} tile(s) fit no meld and are not in the concealed row: "
             + ", ".join(tiles[i].code for i in lone)
         )
+    melds.sort(key=lambda m: tiles[m.tiles[0]].center[0])
     if reversed_view:
-        melds.reverse()
-        melds = [MeldLayout(m.tiles[::-1], m.concealed, m.claimed, m.from_box) for m in melds]
-    else:
-        melds.sort(key=lambda m: tiles[m.tiles[0]].center[0])
+        melds = [MeldLayout(m.tiles[::-1], m.concealed, m.claimed, m.from_box) for m in reversed(melds)]
     return Layout(
         tiles=tiles,
         concealed=tuple(concealed),
@@ -175,7 +176,34 @@ def _horizontal_gap(a: Detection, b: Detection) -> float:
 
 
 def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
-    """Chain near side-by-side tiles into rows (connected components of the neighbour links)."""
+    """Chain side-by-side tiles into rows.
+
+    Candidate neighbours overlap vertically and nearly touch; the nearest pairs are linked first
+    and each tile gets at most one neighbour on each side. Links never branch, so a tilted row in
+    front of another (whose boxes overlap) stays apart.
+    """
+
+    def beside(a: Detection, b: Detection) -> bool:
+        return (
+            _vertical_overlap(a, b) >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
+            and _horizontal_gap(a, b) <= LINK_GAP * min(a.width, b.width)
+        )
+
+    def distance(i: int, j: int) -> float:
+        (ax, ay), (bx, by) = tiles[i].center, tiles[j].center
+        return math.hypot(bx - ax, by - ay)
+
+    candidates = sorted(
+        (distance(i, j), i, j)
+        for i in indices
+        for j in indices
+        if tiles[j].center[0] > tiles[i].center[0] and beside(tiles[i], tiles[j])
+    )
+    right: dict[int, int] = {}
+    left: dict[int, int] = {}
+    for _, i, j in candidates:  # nearest pairs first; each tile gets one neighbour per side
+        if i not in right and j not in left:
+            right[i], left[j] = j, i
     parent = {i: i for i in indices}
 
     def find(i: int) -> int:
@@ -184,16 +212,8 @@ def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
             i = parent[i]
         return i
 
-    for n, i in enumerate(indices):
-        a = tiles[i]
-        for j in indices[n + 1 :]:
-            b = tiles[j]
-            unit = min(a.width, b.width)
-            if (
-                _vertical_overlap(a, b) >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
-                and _horizontal_gap(a, b) <= LINK_GAP * unit
-            ):
-                parent[find(i)] = find(j)
+    for i, j in right.items():
+        parent[find(i)] = find(j)
     groups: dict[int, list[int]] = {}
     for i in indices:
         groups.setdefault(find(i), []).append(i)
@@ -236,34 +256,60 @@ def _hand_region(
     return region, remaining
 
 
-def _box_melds(
-    tiles: Sequence[Detection],
-    hand_tiles: list[int],
-    group_boxes: list[Detection],
-    warnings: list[str],
-) -> tuple[list[MeldLayout], set[int]]:
-    """Melds from the detector's grouping boxes; a box holding other than 3-4 tiles is ignored."""
-    members: dict[int, list[int]] = {}
-    for i in hand_tiles:
-        cover = [_covered_fraction(tiles[i], g) for g in group_boxes]
-        if cover and max(cover) >= BOX_MIN_COVER:
-            members.setdefault(cover.index(max(cover)), []).append(i)
-    melds: list[MeldLayout] = []
-    boxed: set[int] = set()
-    for b, inside in members.items():
-        if len(inside) not in (3, 4):
-            warnings.append(
-                f"a {group_boxes[b].code} box holds {len(inside)} tiles, not 3 or 4; ignored it"
-            )
-            continue
-        row = _order_row(tiles, inside)
-        concealed = group_boxes[b].code == KONG_CONCEALED or (
-            len(inside) == 4 and any(tiles[i].code == BACK for i in inside)
-        )
-        claimed = None if concealed else _sideways_tile(tiles, row.members)
-        melds.append(MeldLayout(tuple(row.members), concealed, claimed, True))
-        boxed.update(inside)
-    return melds, boxed
+def _box_runs(
+    tiles: Sequence[Detection], rows: list[_Row], group_boxes: list[Detection], warnings: list[str]
+) -> dict[int, int]:
+    """Which tiles each grouping box holds: tile index -> box index.
+
+    A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that
+    contains its centre (the one covering most of it). Boxes are axis-aligned, so a tilted meld's
+    box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
+    its least-covered end tiles, a fourth tile must lie well inside, and of the runs a box takes
+    in several rows only the best-covered one counts.
+    """
+    best: dict[int, tuple[float, list[int]]] = {}
+    if not group_boxes:
+        return {}
+    for row in rows:
+        owner: list[int | None] = []
+        cover: list[float] = []
+        for i in row.members:
+            fractions = [
+                _covered_fraction(tiles[i], g) if _contains(g, tiles[i].center) else 0.0 for g in group_boxes
+            ]
+            b = max(range(len(fractions)), key=fractions.__getitem__)
+            owner.append(b if fractions[b] > 0 else None)
+            cover.append(fractions[b])
+        for lo, hi in _runs(owner):
+            b = owner[lo]
+            if b is None:
+                continue
+            while hi - lo > 4 or (hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER):
+                if cover[lo] < cover[hi - 1]:
+                    lo += 1
+                else:
+                    hi -= 1
+            total = sum(cover[lo:hi])
+            if hi - lo >= 3 and (b not in best or total > best[b][0]):
+                best[b] = (total, row.members[lo:hi])
+    for b, box in enumerate(group_boxes):
+        if b not in best:
+            warnings.append(f"a {box.code} box holds no run of 3-4 tiles; ignored it")
+    return {i: b for b, (_, run) in best.items() for i in run}
+
+
+def _runs(values: list) -> list[tuple[int, int]]:
+    """(start, end) of each run of equal consecutive values."""
+    runs, start = [], 0
+    for k in range(1, len(values) + 1):
+        if k == len(values) or values[k] != values[start]:
+            runs.append((start, k))
+            start = k
+    return runs
+
+
+def _contains(box: Detection, point: tuple[float, float]) -> bool:
+    return box.box[0] <= point[0] <= box.box[2] and box.box[1] <= point[1] <= box.box[3]
 
 
 def _covered_fraction(tile: Detection, group: Detection) -> float:
@@ -274,32 +320,66 @@ def _covered_fraction(tile: Detection, group: Detection) -> float:
 
 
 def _order_row(tiles: Sequence[Detection], members: list[int]) -> _Row:
-    """Order tiles along the row's principal direction (robust to tilt and gentle arcs)."""
+    """Order tiles along the row's direction (robust to tilt, perspective and gentle arcs).
+
+    The direction is the slope of a straight-line fit through the boxes' centres, top edges or
+    bottom edges, whichever fits best: a sideways tile shifts its centre, but players line
+    tiles up along the near edge, which the top or bottom edges then follow exactly.
+    """
     if len(members) < 2:
         return _Row(list(members), (1.0, 0.0))
     xs = [tiles[i].center[0] for i in members]
-    ys = [tiles[i].center[1] for i in members]
-    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
-    sxx = sum((x - mx) ** 2 for x in xs)
-    syy = sum((y - my) ** 2 for y in ys)
-    sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
-    angle = 0.5 * math.atan2(2 * sxy, sxx - syy)
-    d = (math.cos(angle), math.sin(angle))
-    if d[0] < 0:
-        d = (-d[0], -d[1])
+    fits = [
+        _line_fit(xs, [tiles[i].center[1] for i in members]),
+        _line_fit(xs, [tiles[i].box[1] for i in members]),
+        _line_fit(xs, [tiles[i].box[3] for i in members]),
+    ]
+    slope = min(fits, key=lambda f: f[1])[0]
+    norm = math.hypot(1.0, slope)
+    d = (1 / norm, slope / norm)
     ordered = sorted(members, key=lambda i: tiles[i].center[0] * d[0] + tiles[i].center[1] * d[1])
     return _Row(ordered, d)
 
 
+def _line_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least-squares slope of y over x and the residual sum of squares."""
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if sxx == 0:
+        return 0.0, math.inf
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    rss = sum((y - my - slope * (x - mx)) ** 2 for x, y in zip(xs, ys))
+    return slope, rss
+
+
 def _gap_along(a: Detection, b: Detection, d: tuple[float, float]) -> float:
-    """Free space between consecutive tiles a and b along direction d, in local tile widths."""
+    """Free space between consecutive tiles a and b along direction d, in tile widths."""
     dist = (b.center[0] - a.center[0]) * d[0] + (b.center[1] - a.center[1]) * d[1]
-    return (dist - _half_extent(a, d) - _half_extent(b, d)) / min(a.width, b.width)
+    along_a, along_b = _extents(a, d)[0], _extents(b, d)[0]
+    return (dist - along_a / 2 - along_b / 2) / min(along_a, along_b)
 
 
-def _half_extent(t: Detection, d: tuple[float, float]) -> float:
-    """Distance from the box centre to where a ray along d leaves the box."""
-    limits = [t.width / 2 / abs(d[0]) if d[0] else math.inf, t.height / 2 / abs(d[1]) if d[1] else math.inf]
+def _extents(t: Detection, d: tuple[float, float]) -> tuple[float, float]:
+    """The tile's length along the row and across it, undoing the row's tilt.
+
+    The axis-aligned box of a tile turned by the row's angle a has width
+    L*cos(a) + W*sin(a) and height L*sin(a) + W*cos(a); solve that for L (along) and W
+    (across). Near 45 degrees the system is ill-conditioned; there the chords through the box
+    centre along and across the row are used instead.
+    """
+    c, s = abs(d[0]), abs(d[1])
+    det = c * c - s * s
+    if abs(det) >= 0.3:
+        along = (c * t.width - s * t.height) / det
+        across = (c * t.height - s * t.width) / det
+        if along > 0 and across > 0:
+            return along, across
+    return _chord(t, c, s), _chord(t, s, c)
+
+
+def _chord(t: Detection, c: float, s: float) -> float:
+    """Length of the line through the box centre in direction (c, s), inside the box."""
+    limits = [t.width / c if c else math.inf, t.height / s if s else math.inf]
     return min(limits)
 
 
@@ -313,47 +393,65 @@ def _segments(tiles: Sequence[Detection], row: _Row) -> list[list[int]]:
     return segments
 
 
-def _aspect(t: Detection) -> float:
-    return t.width / t.height if t.height > 0 else 1.0
-
-
-def _sideways_tile(tiles: Sequence[Detection], seg: list[int]) -> int | None:
-    """The one tile much wider (relative to its height) than the others of its meld."""
+def _sideways_tile(tiles: Sequence[Detection], seg: list[int], d: tuple[float, float]) -> int | None:
+    """The one tile much longer along the row (relative to its width across) than the others."""
     if len(seg) < 3:
         return None
+    aspect = {}
+    for i in seg:
+        along, across = _extents(tiles[i], d)
+        aspect[i] = along / across
     turned = []
     for i in seg:
-        typical = statistics.median(_aspect(tiles[j]) for j in seg if j != i)
-        if _aspect(tiles[i]) > SIDEWAYS_RATIO * typical:
+        typical = statistics.median(aspect[j] for j in seg if j != i)
+        if aspect[i] > SIDEWAYS_RATIO * typical:
             turned.append(i)
     return turned[0] if len(turned) == 1 else None
 
 
-def _segment_meld(tiles: Sequence[Detection], seg: list[int]) -> MeldLayout | None:
-    """A segment is a meld when it carries a sideways tile or is a kong with face-down tiles."""
+def _segment_meld(
+    tiles: Sequence[Detection], seg: list[int], d: tuple[float, float], box: Detection | None
+) -> MeldLayout | None:
+    """A meld: a run inside a grouping box, a kong with face-down tiles, or a run of 3-4 with a
+    sideways (claimed) tile."""
+    if box is not None:
+        concealed = box.code == KONG_CONCEALED or (len(seg) == 4 and any(tiles[i].code == BACK for i in seg))
+        return MeldLayout(tuple(seg), concealed, None if concealed else _sideways_tile(tiles, seg, d), True)
     if len(seg) == 4 and any(tiles[i].code == BACK for i in seg):
         return MeldLayout(tuple(seg), True, None, False)
     if len(seg) in (3, 4):
-        claimed = _sideways_tile(tiles, seg)
+        claimed = _sideways_tile(tiles, seg, d)
         if claimed is not None:
             return MeldLayout(tuple(seg), False, claimed, False)
     return None
 
 
-def _concealed_row(segments: list[list[int]]) -> tuple[list[int], int | None, bool]:
+def _concealed_row(
+    tiles: Sequence[Detection], row: _Row, segments: list[list[int]]
+) -> tuple[list[int], int | None, bool]:
     """Concealed tiles, the set-apart winning tile and whether the view is reversed.
 
-    The winning tile is a lone tile at an end of the concealed row. At the image's right end it
-    is the normal view; at the left end the photo was taken from across the table.
+    The winning tile is a lone tile at an end of the concealed row: after a gap, or lying
+    differently from the rest (flat beside standing tiles). At the image's right end it is the
+    normal view; at the left end the photo was taken from across the table.
     """
-    tiles_in_order = [i for seg in segments for i in seg]
-    if len(segments) < 2:
-        return tiles_in_order, None, False
-    right = len(segments[-1]) == 1
-    left = len(segments[0]) == 1 and not right
+    order = [i for seg in segments for i in seg]
+    right = len(segments) >= 2 and len(segments[-1]) == 1
+    left = len(segments) >= 2 and len(segments[0]) == 1 and not right
+    if not (right or left) and len(order) >= 3:
+        right = _lies_differently(tiles, order, order[-1], row.direction)
+        left = not right and _lies_differently(tiles, order, order[0], row.direction)
     if right:
-        return tiles_in_order[:-1], tiles_in_order[-1], False
+        return order[:-1], order[-1], False
     if left:
-        rest = tiles_in_order[1:]
-        return rest[::-1], tiles_in_order[0], True
-    return tiles_in_order, None, False
+        return order[1:][::-1], order[0], True
+    return order, None, False
+
+
+def _lies_differently(tiles: Sequence[Detection], order: list[int], i: int, d: tuple[float, float]) -> bool:
+    def aspect(j: int) -> float:
+        along, across = _extents(tiles[j], d)
+        return along / across
+
+    ratio = aspect(i) / statistics.median(aspect(j) for j in order if j != i)
+    return ratio > SIDEWAYS_RATIO or ratio < 1 / SIDEWAYS_RATIO

@@ -34,7 +34,7 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--kong", metavar="CODE", action="append", default=[],
-        help="the tile of a concealed kong laid all face down (repeat for each, left to right)",
+        help="the tile of a concealed kong laid all face down (repeat for each, left to right in the photo)",
     )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with what was read drawn on it")

@@ -121,10 +121,12 @@ def read_hand(
 
 
 def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, str]:
-    """Codes for kongs whose four tiles all lie face down, from the caller's hints."""
-    hidden = [
-        n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)
-    ]
+    """Codes for kongs whose four tiles all lie face down, from the caller's hints, which name
+    them left to right as seen in the photo."""
+    hidden = sorted(
+        (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
+        key=lambda n: min(layout.tiles[i].box[0] for i in layout.melds[n].tiles),
+    )
     if len(kong_codes) < len(hidden):
         raise PhotoError(
             "not_winning",

@@ -1,0 +1,241 @@
+"""Photo -> hand -> score, end to end, on fresh synthetic photos of winning hands.
+
+    python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source kmahjongg-traditional]
+        [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr]
+
+Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
+or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
+table) with its true hand. Seeds are fresh (not the training seeds), and the tile art is one
+source (`--source`, by default one held out of detector training).
+
+Sets:
+  * synthetic: faces from `--source`;
+  * semi-real: the same layouts with faces cut from the real tile photos in
+    ../shared/data/tile-crops that the detector never trained on (is_held_out_crop).
+Each set is read twice:
+  * from ground-truth detections (the labelled boxes, group boxes included): isolates grouping
+    and hand reading; rates are over the photos where every tile of the hand is labelled (a
+    tile hidden by a hand or too small to read cannot be read from any detector);
+  * from the shipped detector on the JPEG.
+Exact hand = same concealed tiles, melds, winning tile and flowers; exact score = same fan list
+and total. Concealed kongs laid all face down get their true tile as a `--kong` hint, as a user
+would give it. Latency: p50 of read_photo (photo -> score) over p50 of the detector alone on the
+same JPEGs, measured alternately in one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from datasets.mjsynth.art import Atlas, _to_face, camerash_crops, load_atlas  # noqa: E402
+from datasets.mjsynth.dataset import image_size  # noqa: E402
+from datasets.mjsynth.scene import make_sample  # noqa: E402
+from scoring import score_json  # noqa: E402
+from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection  # noqa: E402
+from vision.pipeline import read_detections, read_photo  # noqa: E402
+
+HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
+CONTEXT_KEYS = ("self_drawn", "seat_wind", "round_wind")
+
+
+@dataclass
+class Scene:
+    jpeg: bytes
+    meta: dict
+    complete: bool  # every tile of the true hand is labelled
+
+
+@dataclass
+class Tally:
+    photos: int = 0
+    exact_hand: int = 0
+    exact_score: int = 0
+    failures: Counter = field(default_factory=Counter)
+
+    def add(self, hand_ok: bool, score_ok: bool, failure: str | None) -> None:
+        self.photos += 1
+        self.exact_hand += hand_ok
+        self.exact_score += score_ok
+        if failure:
+            self.failures[failure] += 1
+
+    def row(self, name: str) -> str:
+        if not self.photos:
+            return f"{name:<44} (no photos)"
+        top = ", ".join(f"{k} {n}" for k, n in self.failures.most_common(4))
+        return (f"{name:<44} {self.photos:>5} {100 * self.exact_hand / self.photos:>7.1f}% "
+                f"{100 * self.exact_score / self.photos:>7.1f}%   {top}")
+
+
+def held_out_crop_atlas() -> Atlas:
+    """Faces from the real crops the detector never trained on."""
+    from PIL import Image
+
+    faces: dict[str, list[np.ndarray]] = {}
+    for crop in camerash_crops():
+        if crop.held_out:
+            faces.setdefault(crop.code, []).append(_to_face(np.array(Image.open(crop.path).convert("RGBA"))))
+    return Atlas("camerash-held-out", True, faces, [])
+
+
+def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:
+    import cv2
+
+    scenes = []
+    for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
+        rng = np.random.default_rng([seed, index])
+        width, height = image_size(rng, imgsz)
+        sample = make_sample(rng, atlas, "hand", width, height)
+        ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
+                               [cv2.IMWRITE_JPEG_QUALITY, 90])
+        scenes.append(Scene(buf.tobytes(), sample.meta, _complete(sample.meta)))
+    return scenes
+
+
+def _complete(meta: dict) -> bool:
+    hand = meta["hand"]
+    size = len(hand["concealed"]) + 1 + sum(len(m["tiles"]) for m in hand["melds"]) + len(hand["flowers"])
+    return sum(t["role"] in HAND_ROLES for t in meta["tiles"]) == size
+
+
+def truth_detections(meta: dict) -> list[Detection]:
+    tiles = [Detection(tuple(t["box"]), t["code"], 1.0, ((t["code"], 1.0),)) for t in meta["tiles"]]
+    groups = [Detection(tuple(g["box"]), KONG_CONCEALED if g["concealed"] else MELD_EXPOSED, 1.0)
+              for g in meta["groups"]]
+    return tiles + groups
+
+
+def kong_hints(meta: dict) -> list[str]:
+    """True tiles of the concealed kongs shown all face down, left to right in the photo."""
+    hidden = []
+    for group in {t["group"] for t in meta["tiles"] if t["role"] == "kong"}:
+        members = [t for t in meta["tiles"] if t["group"] == group]
+        if all(t["code"] == BACK for t in members):
+            hidden.append((min(t["box"][0] for t in members), members[0]["true_code"]))
+    return [code for _, code in sorted(hidden)]
+
+
+def hand_key(hand: dict) -> tuple:
+    melds = sorted((m["kind"], tuple(sorted(m["tiles"])), bool(m.get("concealed"))) for m in hand["melds"])
+    return (tuple(sorted(hand["concealed"])), tuple(melds), hand["winning_tile"], tuple(sorted(hand["flowers"])))
+
+
+def fan_key(score: dict) -> tuple:
+    return (score.get("total"), tuple(sorted((f["zh"], f["count"]) for f in score.get("fans", []))))
+
+
+def judge(result, meta: dict, rules: str, tally: Tally) -> None:
+    truth = meta["hand"]
+    if result.hand is None or result.hand.get("winning_tile") is None:
+        tally.add(False, False, result.error.code if result.error else "no_hand")
+        return
+    hand_ok = hand_key(result.hand) == hand_key(truth)
+    score_ok = bool(result.score and result.score.get("ok")) and fan_key(result.score) == fan_key(
+        score_json(truth, rules=rules))
+    failure = None if hand_ok else (result.error.code if result.error else "wrong_hand")
+    tally.add(hand_ok, score_ok, failure)
+
+
+def context_of(meta: dict) -> dict:
+    return {k: meta["hand"][k] for k in CONTEXT_KEYS}
+
+
+def evaluate(scenes: list[Scene], rules: str, detector, desc: str) -> tuple[Tally, Tally, Tally]:
+    """(truth detections over complete photos, truth detections over all, detector over all)."""
+    gt_complete, gt_all, model = Tally(), Tally(), Tally()
+    for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
+        kw = dict(rules=rules, context=context_of(scene.meta), kong_codes=kong_hints(scene.meta))
+        result = read_detections(truth_detections(scene.meta), **kw)
+        judge(result, scene.meta, rules, gt_all)
+        if scene.complete:
+            judge(result, scene.meta, rules, gt_complete)
+        if detector is not None:
+            judge(read_photo(scene.jpeg, detect=detector.detect, **kw), scene.meta, rules, model)
+    return gt_complete, gt_all, model
+
+
+def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
+    """p50 seconds of the detector alone and of the whole read, alternating on the same JPEGs."""
+    detector.detect(scenes[0].jpeg)  # load the session outside the timing
+    alone, whole = [], []
+    for scene in tqdm(scenes, desc="latency", unit="photo"):
+        t0 = time.perf_counter()
+        detector.detect(scene.jpeg)
+        t1 = time.perf_counter()
+        read_photo(scene.jpeg, rules=rules, context=context_of(scene.meta),
+                   kong_codes=kong_hints(scene.meta), detect=detector.detect)
+        t2 = time.perf_counter()
+        alone.append(t1 - t0)
+        whole.append(t2 - t1)
+    return statistics.median(alone), statistics.median(whole)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--count", type=int, default=300, help="synthetic photos (default %(default)s)")
+    parser.add_argument("--semi-real", type=int, default=100, help="photos with real held-out crops (0: skip)")
+    parser.add_argument("--seed", type=int, default=90000, help="fresh seed, not used for training")
+    parser.add_argument("--source", default="kmahjongg-traditional", help="art source of the synthetic set")
+    parser.add_argument("--imgsz", type=int, default=960, help="long side of the photos, pixels")
+    parser.add_argument("--rules", default="mcr")
+    parser.add_argument("--model", type=Path, help="detector ONNX (default: the shipped model)")
+    parser.add_argument("--no-model", action="store_true", help="only ground-truth detections")
+    parser.add_argument("--latency", type=int, default=30, help="photos timed for the latency ratio")
+    parser.add_argument("--json-out", type=Path, help="also write the numbers as JSON")
+    args = parser.parse_args(argv)
+
+    detector = None
+    if not args.no_model:
+        from vision.detector import DEFAULT_MODEL, Detector
+
+        model = args.model or DEFAULT_MODEL
+        if not model.is_file():
+            print(f"no detector at {model}: pass --no-model for ground-truth detections only", file=sys.stderr)
+            return 2
+        detector = Detector(model)
+
+    sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
+    if args.semi_real:
+        sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
+    report: dict = {"rules": args.rules, "seed": args.seed, "sets": {}}
+    lines = [f"{'set / detections':<44} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
+    timed: list[Scene] = []
+    for name, atlas, count, seed in sets:
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name)
+        timed = timed or scenes[: args.latency]
+        gt_complete, gt_all, model = evaluate(scenes, args.rules, detector, name)
+        lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
+        lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
+        if detector is not None:
+            lines.append(model.row(f"{name}: shipped detector"))
+        report["sets"][name] = {
+            key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
+                  "failures": dict(t.failures)}
+            for key, t in (("truth_complete", gt_complete), ("truth_all", gt_all), ("detector", model))
+        }
+    if detector is not None and timed:
+        alone, whole = latency(timed, args.rules, detector)
+        report["latency"] = {"detector_p50_s": alone, "photo_to_score_p50_s": whole, "ratio": whole / alone}
+        lines.append(f"latency p50: detector {1000 * alone:.1f} ms, photo -> score {1000 * whole:.1f} ms, "
+                     f"ratio {whole / alone:.3f} (target <= 1.2)")
+    print("\n".join(lines))
+    if args.json_out:
+        args.json_out.write_text(json.dumps(report, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
