@@ -190,17 +190,16 @@ def _svg_element_to_rgba(svg: Path, element_id: str, zoom: float) -> np.ndarray:
     return rgba[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
 
 
-# --- atlas builders, one per source: each returns {code: [rgba face, ...]} ---
+# --- atlas builders, one per source: each returns ({code: [rgba face, ...]}, opaque) ---
 
-def _build_fluffystuff() -> tuple[dict[str, list[np.ndarray]], dict]:
+def _build_fluffystuff() -> tuple[dict[str, list[np.ndarray]], bool]:
     if not FLUFFY_DIR.is_dir():
         raise ArtError("source_missing", f"fluffystuff art not found at {FLUFFY_DIR}")
     faces: dict[str, list[np.ndarray]] = {}
     for name, code in FLUFFY_NAMES.items():
         symbol = _svg_file_to_rgba(FLUFFY_DIR / f"{name}.svg", FACE_W * 2)
         faces.setdefault(code, []).append(_to_face(_pad_symbol(symbol, 0.09)))
-    back = _to_face(_svg_file_to_rgba(FLUFFY_DIR / "Back.svg", FACE_W * 2))
-    return faces, {"opaque": False, "backs": [back]}
+    return faces, False
 
 
 def _kmahjongg_svg(name: str) -> Path:
@@ -213,13 +212,13 @@ def _kmahjongg_svg(name: str) -> Path:
     return svg
 
 
-def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], dict]:
+def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
     svg = _kmahjongg_svg(name)
     faces: dict[str, list[np.ndarray]] = {}
     for element_id, code in KMAHJONGG_IDS.items():
         symbol = _svg_element_to_rgba(svg, element_id, 2.0)
         faces.setdefault(code, []).append(_to_face(_pad_symbol(symbol, 0.04)))
-    return faces, {"opaque": False, "backs": []}
+    return faces, False
 
 
 def _debian_file(rel: str) -> Path:
@@ -229,7 +228,7 @@ def _debian_file(rel: str) -> Path:
     return path
 
 
-def _build_gnome_smooth() -> tuple[dict[str, list[np.ndarray]], dict]:
+def _build_gnome_smooth() -> tuple[dict[str, list[np.ndarray]], bool]:
     from PIL import Image
 
     strip = np.array(Image.open(_debian_file("usr/share/gnome-mahjongg/themes/smooth.png"))
@@ -241,10 +240,10 @@ def _build_gnome_smooth() -> tuple[dict[str, list[np.ndarray]], dict]:
         face = strip[y0:y1, index * tw + x0:index * tw + x1].copy()
         face[:, :, 3] = 255
         faces.setdefault(code, []).append(_to_face(face))
-    return faces, {"opaque": True, "backs": []}
+    return faces, True
 
 
-def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], dict]:
+def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], bool]:
     from PIL import Image
 
     grid = np.array(Image.open(_debian_file("usr/share/games/xmahjongg/tiles/real.gif"))
@@ -262,10 +261,10 @@ def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], dict]:
         face = grid[y0:y1, x0:x1].copy()
         face[:, :, 3] = 255
         faces.setdefault(code, []).append(_to_face(face))
-    return faces, {"opaque": True, "backs": []}
+    return faces, True
 
 
-def _build_camerash() -> tuple[dict[str, list[np.ndarray]], dict]:
+def _build_camerash() -> tuple[dict[str, list[np.ndarray]], bool]:
     from PIL import Image
 
     faces: dict[str, list[np.ndarray]] = {}
@@ -274,7 +273,7 @@ def _build_camerash() -> tuple[dict[str, list[np.ndarray]], dict]:
             continue
         rgba = np.array(Image.open(crop.path).convert("RGBA"))
         faces.setdefault(crop.code, []).append(_to_face(rgba))
-    return faces, {"opaque": True, "backs": []}
+    return faces, True
 
 
 BUILDERS = {
@@ -313,7 +312,6 @@ class Atlas:
     source: str
     opaque: bool
     faces: dict[str, list[np.ndarray]]  # code -> RGBA faces (FACE_H, FACE_W, 4)
-    backs: list[np.ndarray]  # optional back textures
 
     @property
     def codes(self) -> list[str]:
@@ -326,7 +324,7 @@ def build_atlas(source: str, cache: Path = CACHE_DIR) -> Path:
 
     if source not in BUILDERS:
         raise ArtError("unknown_source", f"unknown art source {source!r}; known: {', '.join(SOURCES)}")
-    faces, info = BUILDERS[source]()
+    faces, opaque = BUILDERS[source]()
     folder = cache / "atlas" / source
     tmp = folder.with_name(source + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -334,9 +332,7 @@ def build_atlas(source: str, cache: Path = CACHE_DIR) -> Path:
     for code, items in faces.items():
         for k, face in enumerate(items):
             Image.fromarray(face).save(tmp / f"{code}__{k}.png")
-    for k, back in enumerate(info["backs"]):
-        Image.fromarray(back).save(tmp / f"back__{k}.png")
-    (tmp / "source.json").write_text(json.dumps({"source": source, "opaque": info["opaque"]}))
+    (tmp / "source.json").write_text(json.dumps({"source": source, "opaque": opaque}))
     shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)  # a half-built atlas is never visible under the real name
     return folder
@@ -354,21 +350,19 @@ def load_atlas(source: str, cache: Path = CACHE_DIR) -> Atlas:
         build_atlas(source, cache)
     info = json.loads((folder / "source.json").read_text())
     faces: dict[str, list[np.ndarray]] = {}
-    backs: list[np.ndarray] = []
     for png in sorted(folder.glob("*.png"), key=lambda p: (p.stem.split("__")[0],
                                                            int(p.stem.split("__")[1]))):
-        name = png.stem.split("__")[0]
-        image = np.array(Image.open(png).convert("RGBA"))
-        (backs if name == "back" else faces.setdefault(name, [])).append(image)
-    return Atlas(source, bool(info["opaque"]), faces, backs)
+        code = png.stem.split("__")[0]
+        if code in TILE_CODES:
+            faces.setdefault(code, []).append(np.array(Image.open(png).convert("RGBA")))
+    return Atlas(source, bool(info["opaque"]), faces)
 
 
 def available_sources(cache: Path = CACHE_DIR) -> list[str]:
     """Sources that can be loaded now (built atlases plus the local ones)."""
     built = {p.parent.name for p in (cache / "atlas").glob("*/source.json")}
-    local = [s for s in LOCAL_SOURCES if s == "camerash" and CAMERASH_DIR.is_dir()
-             or s == "fluffystuff" and FLUFFY_DIR.is_dir()]
-    return [s for s in SOURCES if s in built or s in local]
+    local = {"fluffystuff": FLUFFY_DIR.is_dir(), "camerash": CAMERASH_DIR.is_dir()}
+    return [s for s in SOURCES if s in built or local.get(s, False)]
 
 
 def contact_sheet(atlas: Atlas, face_colour=(235, 230, 215)) -> np.ndarray:

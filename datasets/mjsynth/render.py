@@ -418,8 +418,7 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
         image[:] = plain_background
     canvas = Canvas(np.ascontiguousarray(image, np.float32), np.full((height, width), -1, np.int16))
     bank = FaceBank(atlas, style, rng)
-    back_tex_colour = style.back_colour
-    body = (style.face_colour, back_tex_colour)
+    body = (style.face_colour, style.back_colour)
     n = len(layout.tiles)
     face_areas, body_areas, ups = np.zeros(n), np.zeros(n), np.zeros((n, 2))
     # Painter's order: far blocks first.
