@@ -146,3 +146,9 @@ def test_cli_rejects_a_bad_wind_before_reading_any_video(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(video), "--seat", "X"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "seat_wind" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_misreading_of_the_hand_still_on_the_table_is_no_second_event():
+    found = events("AAAA" + "BBBB" + "AAAA" + "." * 6 + "BBB")
+    assert [e.hand for e in found] == [HAND_A, HAND_B]
+    assert found[1].time == 18 * EVERY

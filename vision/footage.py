@@ -3,8 +3,9 @@
 A video is sampled every `every` seconds; each sample is read with the photo pipeline. A hand
 becomes an *event* once the same complete winning hand has been read on `stable_samples`
 consecutive samples, so a single misread frame (flicker), a hand half in view or tiles being
-pushed around cannot produce one. The same hand is not reported twice while it stays on the
-table: it has to be gone for `forget_samples` samples before it could count again.
+pushed around cannot produce one. After an event, nothing more is reported until the table has
+shown no complete hand for `forget_samples` samples (the tiles were pushed away): the hand
+staying on the table, or a few samples misreading one of its tiles, never count twice.
 
 `process_video` does one video (it never raises for a bad file: decoding problems end the video
 early and are reported in `VideoTimeline.error` beside the events found so far); `run_local` and
@@ -31,7 +32,7 @@ class FootageSettings:
     rules: str = "mcr"
     context: dict[str, Any] = field(default_factory=dict)  # win context for the pipeline, e.g. seat wind
     stable_samples: int = 3  # consecutive identical readings that make a hand an event
-    forget_samples: int = 6  # samples without the hand before the same hand may be an event again
+    forget_samples: int = 6  # samples without any complete hand before a new event may start
     min_confidence: float = 0.5  # readings less sure than this count as "no hand"
 
     def __post_init__(self) -> None:
@@ -106,8 +107,8 @@ class HandTracker:
         self._run: list[Reading] = []  # current run of identical readings (first few kept)
         self._run_key: str | None = None
         self._run_length = 0
-        self._reported_key: str | None = None
-        self._absent = 0  # samples since the reported hand was last seen
+        self._reported = False  # a hand was reported and the table has not been cleared since
+        self._cleared = 0  # consecutive samples without any complete hand
 
     def feed(self, reading: Reading) -> list[Reading] | None:
         """Add one sample; returns the readings of a newly stable hand, else None."""
@@ -119,13 +120,15 @@ class HandTracker:
         else:
             self._run_key, self._run_length, self._run = key, 1, [reading]
 
-        if self._reported_key is not None:
-            self._absent = 0 if key == self._reported_key else self._absent + 1
-            if self._absent >= self.forget_samples:
-                self._reported_key = None
-        if key is None or self._run_length != self.stable_samples or key == self._reported_key:
+        # Between two wins the tiles are pushed away and shuffled: a new event needs the table to
+        # have shown no complete hand for a while. A different reading of the hand still on the
+        # table (a tile misread for a few samples) is therefore never a second event.
+        self._cleared = self._cleared + 1 if key is None else 0
+        if self._cleared >= self.forget_samples:
+            self._reported = False
+        if key is None or self._run_length != self.stable_samples or self._reported:
             return None
-        self._reported_key, self._absent = key, 0
+        self._reported = True
         return list(self._run)
 
 
