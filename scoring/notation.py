@@ -134,7 +134,7 @@ def _flags(text: str) -> dict:
     return args
 
 
-def _tiles_text(codes: tuple[str, ...] | list[str]) -> str:
+def tiles_text(codes: tuple[str, ...] | list[str]) -> str:
     """Sorted codes grouped riichi style: 1m 2m 3m 5p -> 123m5p."""
     out = []
     for c in sorted(codes, key=T.sort_key):
@@ -146,13 +146,13 @@ def _tiles_text(codes: tuple[str, ...] | list[str]) -> str:
 
 
 def to_notation(hand: Hand, ctx: WinContext | None = None) -> str:
-    parts = [_tiles_text(hand.concealed)]
+    parts = [tiles_text(hand.concealed)]
     for m in hand.melds:
-        inner = _tiles_text(m.tiles)
+        inner = tiles_text(m.tiles)
         parts.append(f"{{{inner}}}" if m.concealed else f"[{inner}]")
     parts.append(f"+{hand.winning_tile}")
     if hand.flowers:
-        parts.append(_tiles_text(hand.flowers))
+        parts.append(tiles_text(hand.flowers))
     flags = []
     ctx = ctx or WinContext()
     default = WinContext()
