@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 
 from .art import FACE_H, FACE_W, Atlas
+from .effects import soft_blur
 from .layouts import Layout, Pose, Prop, TileSize, View
 from .textures import room_background, table_texture
 
@@ -357,8 +358,8 @@ def _shadow_mask(cam: Camera, style: Style, blocks: list[tuple[Pose, TileSize]],
         p = cam.project(corners)
         scale.append(np.ptp(p[:, 0]) + 1)
     px = float(np.median(scale)) if scale else 10.0
-    contact = cv2.GaussianBlur(contact, (0, 0), max(px * 0.06, 0.6))
-    cast = cv2.GaussianBlur(cast, (0, 0), max(px * 0.25, 1.0))
+    contact = soft_blur(contact, max(px * 0.06, 0.6))
+    cast = soft_blur(cast, max(px * 0.25, 1.0))
     return np.clip(0.55 * contact + 0.35 * cast, 0, 0.8)
 
 
