@@ -116,9 +116,13 @@ def _equal_total_reading(hand: dict, mine: dict, other: dict) -> str | None:
             f"{only_other}; the tie is broken differently")
 
 
-CAUSES: tuple[Callable[[dict, dict, dict], str | None], ...] = (
-    _fifth_copy, _knitted_tile_wait, _dead_wait, _equal_total_reading,
-)
+# Cause name (a section of docs/mcr-divergences.md) -> test that returns the one-line reason.
+CAUSES: dict[str, Callable[[dict, dict, dict], str | None]] = {
+    "fifth_copy": _fifth_copy,
+    "knitted_tile_wait": _knitted_tile_wait,
+    "dead_wait": _dead_wait,
+    "equal_total": _equal_total_reading,
+}
 
 # Hands written by hand (the test corpora never hold a fifth copy).
 HANDWRITTEN = (
@@ -135,11 +139,12 @@ class Divergence:
     hand: dict
     ours: dict
     oracle: dict
-    why: str | None  # None: no known cause fits
+    cause: str | None  # a key of CAUSES; None when no known cause fits
+    why: str | None
 
     def to_json(self) -> str:
-        return json.dumps({"hand": self.hand, "ours": self.ours, "oracle": self.oracle, "why": self.why},
-                          ensure_ascii=False)
+        return json.dumps({"hand": self.hand, "ours": self.ours, "oracle": self.oracle, "cause": self.cause,
+                           "why": self.why}, ensure_ascii=False)
 
 
 def explain(hand: dict) -> Divergence | None:
@@ -147,8 +152,11 @@ def explain(hand: dict) -> Divergence | None:
     mine, other = ours(hand), theirs(hand)
     if mine == other:
         return None
-    why = next((w for cause in CAUSES if (w := cause(hand, mine, other)) is not None), None)
-    return Divergence(hand, mine, other, why)
+    for cause, reason in CAUSES.items():
+        why = reason(hand, mine, other)
+        if why is not None:
+            return Divergence(hand, mine, other, cause, why)
+    return Divergence(hand, mine, other, None, None)
 
 
 def corpus_hands() -> list[dict]:
