@@ -394,6 +394,7 @@ class Rendered:
     ids: np.ndarray
     camera: Camera
     face_areas: np.ndarray  # projected face area per tile (0 when the face looks away)
+    face_short_sides: np.ndarray  # the face's narrower projected extent, in pixels
     body_areas: np.ndarray  # projected silhouette area per tile
     up_vectors: np.ndarray  # projected face-up direction per tile (image x, y)
 
@@ -421,7 +422,7 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
     bank = FaceBank(atlas, style, rng)
     body = (style.face_colour, style.back_colour)
     n = len(layout.tiles)
-    face_areas, body_areas, ups = np.zeros(n), np.zeros(n), np.zeros((n, 2))
+    face_areas, face_short, body_areas, ups = np.zeros(n), np.zeros(n), np.zeros(n), np.zeros((n, 2))
     # Painter's order: far blocks first.
     items = [(float(cam.depth(t.pose.centre[None])[0]), i) for i, t in enumerate(layout.tiles)]
     items += [(float(cam.depth(p.pose.centre[None])[0]), -1 - j) for j, p in enumerate(props)]
@@ -437,10 +438,14 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
         hull = cv2.convexHull(cam.project(box_corners(tile.pose, size)).astype(np.float32))
         body_areas[i] = _clipped_area(hull.reshape(-1, 2), width, height)
         if "front" in visible:
-            face_areas[i] = _clipped_area(visible["front"], width, height)
+            q = visible["front"]
+            face_areas[i] = _clipped_area(q, width, height)
+            across = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
+            along = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+            face_short[i] = min(across, along)
         c = cam.project(np.stack([tile.pose.centre, tile.pose.centre + tile.pose.v * size.h / 2]))
         ups[i] = c[1] - c[0]
-    return Rendered(canvas.image, canvas.ids, cam, face_areas, body_areas, ups)
+    return Rendered(canvas.image, canvas.ids, cam, face_areas, face_short, body_areas, ups)
 
 
 def _zoom_to_readable(rng: np.random.Generator, cam: Camera, layout: Layout, size: TileSize) -> None:

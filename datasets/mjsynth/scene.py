@@ -15,6 +15,7 @@ from .render import render
 
 MIN_BOX_PX = 3  # smaller boxes are not labelled
 MIN_FACE_PX = 40  # a face smaller than this (pixels) cannot be read: no code label
+MIN_FACE_SIDE = 6  # nor one seen so edge-on that it is narrower than this (pixels)
 FACE_SHOWN = 0.55  # share of a face that must be visible to label its code
 BODY_SHOWN = 0.25  # share of a tile that must be visible to label it at all
 OCCLUDER_KEEP = 0.6  # share of a label's pixels a reaching hand may leave
@@ -111,7 +112,8 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
         if r.body_areas[i] <= 0 or counts[i] < BODY_SHOWN * r.body_areas[i]:
             names.append(None)
         elif r.face_areas[i] > 0:  # the face looks at the camera: readable, or ambiguous
-            readable = r.face_areas[i] >= MIN_FACE_PX and faces[i] >= FACE_SHOWN * r.face_areas[i]
+            readable = (r.face_areas[i] >= MIN_FACE_PX and r.face_short_sides[i] >= MIN_FACE_SIDE
+                        and faces[i] >= FACE_SHOWN * r.face_areas[i])
             names.append(layout.tiles[i].true_code if readable else None)
         else:
             names.append(BACK)
