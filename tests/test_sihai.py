@@ -242,9 +242,20 @@ def test_category_rule_keeps_the_higher_fan(lower, higher):
     assert higher in names and lower not in names
 
 
-def test_mirrored_pungs_replace_all_pungs():
-    names = _names(_score(POSITIVE["镜同刻"]))
-    assert "镜同刻" in names and "对对和" not in names
+@pytest.mark.parametrize(("fan", "replaced", "text"), [
+    ("镜同刻", "对对和", POSITIVE["镜同刻"]),
+    ("混幺九", "混全单", POSITIVE["混幺九"]),
+    ("混幺九", "混全单", POSITIVE["十三幺"]),
+    ("清幺九", "全单", POSITIVE["清幺九"]),
+])
+def test_fans_that_replace_a_fan_of_another_category(fan, replaced, text):
+    """The replaced fan applies to the hand (its predicate holds) but is not counted."""
+    assert FANS[replaced].key in FANS[fan].excludes
+    hand, ctx = scoring.parse_notation(text)
+    sit = Situation(hand, ctx, Options(), tuple(hand.tile_counts()))
+    assert list(FANS[replaced].detect(best_arrangement(sit).decomposition, sit))
+    names = _names(_score(text))
+    assert fan in names and replaced not in names
 
 
 # ---------------------------------------------------------------- the seed's special definitions

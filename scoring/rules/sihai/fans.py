@@ -334,12 +334,15 @@ def _pure_outside(s: Shape) -> Hit | None:
 
 
 @fan("混幺九", "All Terminals and Honours", 80, "序数/幺九", "analog-standard",
-     "Terminals (1, 9) and honours only (an all-honours hand qualifies).")
+     "Terminals (1, 9) and honours only (an all-honours hand qualifies). Replaces 混全单, which "
+     "its odd terminals would also make (the seed counts 混幺九 对对和 as 30 + 80).",
+     excludes=("mixed_all_odd",))
 def _terminals_honours(s: Shape) -> Hit | None:
     return _whole(s, all(T.is_terminal_or_honour(i) for i in s.present))
 
 
-@fan("清幺九", "All Terminals", 320, "序数/幺九", "analog-standard", "Terminals (1, 9) only.")
+@fan("清幺九", "All Terminals", 320, "序数/幺九", "analog-standard",
+     "Terminals (1, 9) only. Replaces 全单, as 混幺九 replaces 混全单.", excludes=("all_odd",))
 def _all_terminals(s: Shape) -> Hit | None:
     return _whole(s, all(T.is_terminal(i) for i in s.present))
 

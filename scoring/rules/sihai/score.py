@@ -4,7 +4,8 @@
    per hand: fans of different categories may share its sets).
 2. 同类别不复用: in each of the 19 categories only the highest fan that applies counts (on equal
    points the one listed first in the seed's row); categories add.
-3. 镜同刻 replaces 对对和 (the seed: its value already includes 对对和's).
+3. A few fans replace a fan of another category (`Fan.excludes`): 镜同刻 replaces 对对和, 混幺九
+   混全单, 清幺九 全单.
 4. 满贯线 200: H = max(largest counted fan, min(sum, 200)); options `hard_cap` and `no_cap`.
 5. H must reach the edition's line for how the hand was won (self-draw or discard).
 6. Payments with F = 50 (25 in edition B), zero-sum over the four seats.
@@ -34,7 +35,9 @@ DECISIONS: tuple[str, ...] = (
     "**Steps are one rank** in 一般低, 三步高, 双般低, 四步高; 123 345 567 789 of one suit is 连环龙.",
     "**番牌** is a dragon pung or kong, counted once; the higher 箭牌 fans replace it. Winds score only "
     "through the 风牌 category.",
-    "**镜同刻 replaces 对对和** (the seed: its value already includes 对对和's).",
+    "**镜同刻 replaces 对对和** (the seed: its value already includes 对对和's). **混幺九 replaces 混全单 "
+    "and 清幺九 replaces 全单**: terminals are odd, yet the seed's own ladder counts 混幺九 对对和 as "
+    "30 + 80 = 110, without 混全单.",
     "**Seven pairs and knitted hands** take every fan that needs no sets (花色, 幺九, 单双, 全连, the pair "
     "fans 三风对/三元对/四喜对). Four identical tiles in seven pairs score 杠七对, not 四归一.",
     "**混 fans** (混全单, 混全双, 混全带, 混全连) need honours and number tiles both; 混幺九 also takes an "
@@ -130,7 +133,7 @@ def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
             return []
     units = tuple(CoreUnit("single", i, (i,)) for i, n in enumerate(counts) if n)
     win = T.INDEX[hand.winning_tile]
-    return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win))]
+    return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win), win)]
 
 
 def arrangements(hand: Hand, sit: Situation) -> list[Decomposition]:
