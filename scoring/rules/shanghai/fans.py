@@ -44,14 +44,14 @@ def _suits(sit: Situation) -> set[int]:
     return {T.suit(i) for i in _present(sit) if not T.is_honour(i)}
 
 
-def wait(d: Decomposition, winning_tile: str) -> str:
+def wait(d: Decomposition) -> str:
     """Where the winning tile sits in this reading: pair, closed, edge, two_sided or pung."""
     u = d.units[d.winning_unit]
     if u.kind == "pair":
         return "pair"
     if u.kind != "chow":
         return "pung"
-    position = T.INDEX[winning_tile] - u.tile
+    position = d.winning - u.tile
     rank = T.rank(u.tile)
     if position == 1:
         return "closed"
@@ -76,7 +76,7 @@ def _all_simples(d: Decomposition, sit: Situation) -> list[Hit]:
      "No honours, no pungs or kongs, and no win points except self-draw (a two-sided wait).")
 def _all_chows(d: Decomposition, sit: Situation) -> list[Hit]:
     chows = all(u.kind == "chow" for u in d.sets())
-    return _all(d, _no_honours(sit) and chows and wait(d, sit.hand.winning_tile) == "two_sided")
+    return _all(d, _no_honours(sit) and chows and wait(d) == "two_sided")
 
 
 @fan("pure_double_chow", "一般高", "Pure Double Chow", 1,
@@ -111,7 +111,7 @@ def _concealed_self_draw(d: Decomposition, sit: Situation) -> list[Hit]:
      "pair. A self-drawn pair wait does not count (seed example 2).")
 def _all_claimed(d: Decomposition, sit: Situation) -> list[Hit]:
     ok = (not sit.context.self_drawn and all(_claimed(u) for u in d.sets())
-          and wait(d, sit.hand.winning_tile) == "pair")
+          and wait(d) == "pair")
     return _all(d, ok)
 
 

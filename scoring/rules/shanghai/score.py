@@ -107,7 +107,7 @@ def _win_points(d: Decomposition, sit: Situation) -> list[tuple[str, int]]:
     out = []
     if sit.context.self_drawn:
         out.append(("自摸 self-draw", opts.self_draw_points))
-    kind = wait(d, sit.hand.winning_tile)
+    kind = wait(d)
     points = {"pair": opts.pair_wait_points, "closed": opts.closed_wait_points, "edge": opts.edge_wait_points}
     if kind in points:
         out.append((WAIT_NAMES[kind], points[kind]))
