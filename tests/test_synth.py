@@ -131,6 +131,7 @@ def test_labels_lie_in_the_image_and_match_meta(atlas, kind):
 
 
 def test_hand_meta_is_the_drawn_winning_hand(atlas):
+    complete = 0
     for k in range(6):
         s = make_sample(np.random.default_rng([9, k]), atlas, "hand", 640, 480)
         hand = s.meta["hand"]
@@ -141,6 +142,10 @@ def test_hand_meta_is_the_drawn_winning_hand(atlas):
         assert not hand["flowers"]  # fluffystuff has no flower art, so none are drawn
         drawn = sorted(t["true_code"] for t in s.meta["tiles"] if t["role"] != "other")
         assert set(drawn) <= set(tiles)
+        if s.meta["hand_complete"]:  # the photo shows exactly the hand's tiles
+            assert drawn == sorted(tiles + hand["flowers"])
+            complete += 1
+    assert complete > 0
 
 
 def _scoring_rules() -> str | None:

@@ -155,8 +155,12 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
         labels.append(Label(KONG_CONCEALED if g.concealed else MELD_EXPOSED, box))
         groups_meta.append({"id": g.id, "kind": g.kind, "concealed": g.concealed,
                             "box": [round(v, 1) for v in box]})
+    # True when every tile of the hand got a label, i.e. the photo shows the whole hand
+    hand_complete = layout.hand is not None and all(
+        name is not None for t, name in zip(layout.tiles, names) if t.role != "other")
     meta = {"layout": layout.kind, "source": atlas.source, "width": width, "height": height,
-            "tiles": tiles_meta, "groups": groups_meta, "hand": layout.hand}
+            "tiles": tiles_meta, "groups": groups_meta, "hand": layout.hand,
+            "hand_complete": hand_complete}
     return Sample(image, labels, meta)
 
 
