@@ -13,6 +13,8 @@ Public API:
 
 from __future__ import annotations
 
+import json
+from functools import lru_cache
 from typing import Any
 
 from .errors import ERROR_CODES, ScoringError
@@ -36,7 +38,46 @@ def score(hand: Hand, context: WinContext | None = None, rules: str = "mcr", opt
 
 
 def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dict:
-    """Score a JSON hand; malformed input gives {"ok": false, "error": {...}}, never an exception."""
+    """Score a JSON hand; malformed input gives {"ok": false, "error": {...}}, never an exception.
+
+    Footage scores the same hand on many frames, so results are remembered by the hand's JSON
+    text: a repeated hand costs a JSON encode and decode."""
+    try:
+        hand_text = json.dumps(obj, sort_keys=True)
+        options_text = json.dumps(options, sort_keys=True)
+    except (TypeError, ValueError):  # not JSON data at all: let the reader name the problem
+        return _score_json(obj, rules, options)
+    if not isinstance(rules, str):
+        return _score_json(obj, rules, options)
+    return _fresh_copy(_score_json_memo(hand_text, rules, options_text))
+
+
+@lru_cache(maxsize=8192)
+def _score_json_memo(hand_text: str, rules: str, options_text: str) -> dict:
+    return _score_json(json.loads(hand_text), rules, json.loads(options_text))
+
+
+def _clone(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
+
+
+def _fresh_copy(out: dict) -> dict:
+    """A copy of a remembered JSON result that the caller may change freely (strings shared)."""
+    if not out["ok"]:
+        return {"ok": False, "error": dict(out["error"])}
+    copy = dict(out)
+    copy["fans"] = [dict(f, tiles=list(f["tiles"]), groups=[list(g) for g in f["groups"]]) for f in out["fans"]]
+    copy["payments"] = dict(out["payments"])
+    copy["breakdown"] = _clone(out["breakdown"])
+    copy["sets"] = [list(s) for s in out["sets"]]
+    return copy
+
+
+def _score_json(obj: Any, rules: Any, options: Any) -> dict:
     try:
         hand, ctx = hand_from_json(obj)
         return score(hand, ctx, rules, options).to_json()

@@ -187,3 +187,11 @@ def test_score_command_table_and_json():
     proc = subprocess.run([sys.executable, "-m", "scoring", "12m +3m"], capture_output=True, text=True,
                           cwd=REPO, timeout=60)
     assert proc.returncode == 2 and "wrong_tile_count" in proc.stderr
+
+
+def test_repeated_json_hands_give_independent_results():
+    first = scoring.score_json(CASES[0]["hand"])
+    first["fans"][0]["tiles"].append("changed")
+    first["payments"]["E"] = 0
+    again = scoring.score_json(CASES[0]["hand"])
+    assert "changed" not in again["fans"][0]["tiles"] and again["payments"]["E"] != 0

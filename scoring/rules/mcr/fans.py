@@ -25,11 +25,18 @@ from ...fans import Fan, Hit, Situation
 FANS: list[Fan] = []
 
 
-def fan(key: str, zh: str, en: str, points: int, excludes=(), absorbs=(), links: bool = False, note: str = ""):
+# key -> the reading tags a fan needs before its predicate is worth running (see Reading.tags);
+# only a shortcut: every predicate still checks its own conditions in full.
+NEEDS: dict[str, frozenset[str]] = {}
+
+
+def fan(key: str, zh: str, en: str, points: int, needs=(), excludes=(), absorbs=(), links: bool = False,
+        note: str = ""):
     """Register the decorated predicate as a fan."""
 
     def register(detect):
         FANS.append(Fan(key, zh, en, points, detect, frozenset(excludes), frozenset(absorbs), links, note=note))
+        NEEDS[key] = frozenset(needs)
         return detect
 
     return register
@@ -62,7 +69,7 @@ class Reading:
     suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans."""
 
     __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
-                 "pair", "all", "series", "_wait")
+                 "pair", "all", "series", "tags", "_wait")
 
     def __init__(self, d: Decomposition, s: Situation):
         self.form, self.units, self.winning_unit, self.winning = d
@@ -83,6 +90,37 @@ class Reading:
         self.all = tuple(range(len(d.units)))
         self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
         self._wait: str | None | bool = False  # not computed yet
+        self.tags = self._tags(s.facts["hand_tags"])
+
+    def _tags(self, hand_tags: frozenset[str]) -> frozenset[str]:
+        """What this reading offers, matched against each fan's `needs` (NEEDS)."""
+        tags = set(hand_tags)
+        tags.add(self.form)
+        if self.form in (REGULAR, SEVEN_PAIRS):
+            tags.add("whole_hand")
+        if self.form in (KNITTED, "honours_knitted"):
+            tags.add("knitted")
+        n = len(self.chows)
+        tags.update(("chow", "chows2", "chows3", "chows4")[:n])
+        n = len(self.number_pungs)
+        tags.update(("number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n])
+        if self.pungs:
+            tags.add("pung")
+            honours = [self.units[i].tile for i, suit, _ in self.pungs if suit == 3]
+            winds = sum(t <= 30 for t in honours)
+            if winds:
+                tags.add("wind_pung")
+            if winds >= 3:
+                tags.add("winds3")
+            if len(honours) > winds:
+                tags.add("dragon_pung")
+            if len(honours) - winds >= 2:
+                tags.add("dragons2")
+        if self.series:
+            tags.add("series")
+        if self.units[self.winning_unit].kind in ("pair", "chow"):
+            tags.add("wait_shape")
+        return frozenset(tags)
 
     def tile(self, i: int) -> int:
         return self.units[i].tile
@@ -243,27 +281,27 @@ def _terminal_chow_sets(r: Reading) -> tuple[list, list, int]:
 NONE: tuple[Hit, ...] = ()
 
 
-@fan("big_four_winds", "大四喜", "Big Four Winds", 88, excludes=("all_pungs",),
+@fan("big_four_winds", "大四喜", "Big Four Winds", 88, needs=("winds3",), excludes=("all_pungs",),
      absorbs=("prevalent_wind", "seat_wind", "pung_of_terminals_or_honours", "big_three_winds"), links=True)
 def _big_four_winds(r, s):
     winds = r.honour_pungs(27, 30)
     return (Hit(winds),) if len(winds) == 4 else NONE
 
 
-@fan("big_three_dragons", "大三元", "Big Three Dragons", 88,
+@fan("big_three_dragons", "大三元", "Big Three Dragons", 88, needs=("dragons2",),
      absorbs=("dragon_pung", "pung_of_terminals_or_honours", "two_dragon_pungs"), links=True)
 def _big_three_dragons(r, s):
     dragons = r.honour_pungs(31, 33)
     return (Hit(dragons),) if len(dragons) == 3 else NONE
 
 
-@fan("all_green", "绿一色", "All Green", 88, excludes=("half_flush",),
+@fan("all_green", "绿一色", "All Green", 88, needs=("whole_hand",), excludes=("half_flush",),
      note="23468s and 發 only; without 發 it adds 清一色")
 def _all_green(r, s):
     return (r.whole(),) if whole_hand(r, s, "all_green") and _only(s, GREEN) else NONE
 
 
-@fan("nine_gates", "九莲宝灯", "Nine Gates", 88,
+@fan("nine_gates", "九莲宝灯", "Nine Gates", 88, needs=("regular", "nine_gates"),
      excludes=("full_flush", "concealed_hand", "fully_concealed_hand", "no_honours"),
      absorbs=("pung_of_terminals_or_honours",),
      note="concealed 1112345678999 of one suit before the winning tile; one 幺九刻 is part of the "
@@ -275,12 +313,12 @@ def _nine_gates(r, s):
     return (Hit(tuple(terminal_pungs[:1]), s.facts["all_tiles"]),)
 
 
-@fan("four_kongs", "四杠", "Four Kongs", 88, excludes=("all_pungs", "single_wait"))
+@fan("four_kongs", "四杠", "Four Kongs", 88, needs=("series",), excludes=("all_pungs", "single_wait"))
 def _four_kongs(r, s):
     return _series(r, "four_kongs")
 
 
-@fan("seven_shifted_pairs", "连七对", "Seven Shifted Pairs", 88,
+@fan("seven_shifted_pairs", "连七对", "Seven Shifted Pairs", 88, needs=("seven_pairs",),
      excludes=("full_flush", "seven_pairs", "concealed_hand", "fully_concealed_hand", "single_wait",
                "no_honours"))
 def _seven_shifted_pairs(r, s):
@@ -292,7 +330,7 @@ def _seven_shifted_pairs(r, s):
     return NONE
 
 
-@fan("thirteen_orphans", "十三幺", "Thirteen Orphans", 88,
+@fan("thirteen_orphans", "十三幺", "Thirteen Orphans", 88, needs=("thirteen_orphans",),
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _thirteen_orphans(r, s):
     return (r.whole(),) if r.form == "thirteen_orphans" else NONE
@@ -302,7 +340,7 @@ def _thirteen_orphans(r, s):
 # 64
 
 
-@fan("all_terminals", "清幺九", "All Terminals", 64,
+@fan("all_terminals", "清幺九", "All Terminals", 64, needs=("whole_hand", "no_honours"),
      excludes=("all_pungs", "outside_hand", "all_terminals_and_honours", "double_pung", "no_honours",
                "pung_of_terminals_or_honours"))
 def _all_terminals(r, s):
@@ -310,34 +348,34 @@ def _all_terminals(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("little_four_winds", "小四喜", "Little Four Winds", 64,
+@fan("little_four_winds", "小四喜", "Little Four Winds", 64, needs=("winds3",),
      absorbs=("pung_of_terminals_or_honours", "big_three_winds"), links=True)
 def _little_four_winds(r, s):
     winds, pair = r.honour_pungs(27, 30), r.honour_pair(27, 30)
     return (Hit((*winds, pair)),) if len(winds) == 3 and pair >= 0 else NONE
 
 
-@fan("little_three_dragons", "小三元", "Little Three Dragons", 64,
+@fan("little_three_dragons", "小三元", "Little Three Dragons", 64, needs=("dragons2",),
      absorbs=("dragon_pung", "pung_of_terminals_or_honours", "two_dragon_pungs"), links=True)
 def _little_three_dragons(r, s):
     dragons, pair = r.honour_pungs(31, 33), r.honour_pair(31, 33)
     return (Hit((*dragons, pair)),) if len(dragons) == 2 and pair >= 0 else NONE
 
 
-@fan("all_honours", "字一色", "All Honours", 64,
+@fan("all_honours", "字一色", "All Honours", 64, needs=("whole_hand", "honours"),
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_honours(r, s):
     ok = whole_hand(r, s, "all_honours") and not s.facts["suits"]
     return (r.whole(),) if ok else NONE
 
 
-@fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64,
+@fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64, needs=("series",),
      excludes=("all_pungs", "concealed_hand", "fully_concealed_hand"))
 def _four_concealed_pungs(r, s):
     return _series(r, "four_concealed_pungs")
 
 
-@fan("pure_terminal_chows", "一色双龙会", "Pure Terminal Chows", 64,
+@fan("pure_terminal_chows", "一色双龙会", "Pure Terminal Chows", 64, needs=("chows4",),
      excludes=("full_flush", "all_chows", "no_honours"),
      absorbs=("two_terminal_chows", "pure_double_chow"), links=True)
 def _pure_terminal_chows(r, s):
@@ -355,12 +393,12 @@ def _pure_terminal_chows(r, s):
 # 48
 
 
-@fan("quadruple_chow", "一色四同顺", "Quadruple Chow", 48, excludes=("tile_hog",), links=True)
+@fan("quadruple_chow", "一色四同顺", "Quadruple Chow", 48, needs=("chows4",), excludes=("tile_hog",), links=True)
 def _quadruple_chow(r, s):
     return (Hit(_idx(r.chows)),) if len(r.chows) == 4 and _identical(r.chows) else NONE
 
 
-@fan("four_pure_shifted_pungs", "一色四节高", "Four Pure Shifted Pungs", 48, excludes=("all_pungs",), links=True)
+@fan("four_pure_shifted_pungs", "一色四节高", "Four Pure Shifted Pungs", 48, needs=("number_pungs4",), excludes=("all_pungs",), links=True)
 def _four_pure_shifted_pungs(r, s):
     p = r.number_pungs
     return (Hit(_idx(p)),) if len(p) == 4 and _one_suit(p) and _shifted(p, 1) else NONE
@@ -370,7 +408,7 @@ def _four_pure_shifted_pungs(r, s):
 # 32
 
 
-@fan("four_pure_shifted_chows", "一色四步高", "Four Pure Shifted Chows", 32, links=True,
+@fan("four_pure_shifted_chows", "一色四步高", "Four Pure Shifted Chows", 32, needs=("chows4",), links=True,
      note="steps of one or of two")
 def _four_pure_shifted_chows(r, s):
     c = r.chows
@@ -379,12 +417,12 @@ def _four_pure_shifted_chows(r, s):
     return NONE
 
 
-@fan("three_kongs", "三杠", "Three Kongs", 32)
+@fan("three_kongs", "三杠", "Three Kongs", 32, needs=("series",))
 def _three_kongs(r, s):
     return _series(r, "three_kongs")
 
 
-@fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32,
+@fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32, needs=("whole_hand", "honours"),
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_terminals_and_honours(r, s):
     present = s.facts["present"]
@@ -397,20 +435,20 @@ def _all_terminals_and_honours(r, s):
 # 24
 
 
-@fan("seven_pairs", "七对", "Seven Pairs", 24, excludes=("concealed_hand", "fully_concealed_hand", "single_wait"),
+@fan("seven_pairs", "七对", "Seven Pairs", 24, needs=("seven_pairs",), excludes=("concealed_hand", "fully_concealed_hand", "single_wait"),
      note="four identical tiles may be two pairs")
 def _seven_pairs(r, s):
     return (r.whole(),) if r.form == SEVEN_PAIRS else NONE
 
 
-@fan("greater_honours_and_knitted", "七星不靠", "Greater Honours and Knitted Tiles", 24,
+@fan("greater_honours_and_knitted", "七星不靠", "Greater Honours and Knitted Tiles", 24, needs=("honours_knitted",),
      excludes=("lesser_honours_and_knitted", "all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _greater_honours_and_knitted(r, s):
     ok = r.form == "honours_knitted" and sum(T.is_honour(u.tile) for u in r.units) == 7
     return (r.whole(),) if ok else NONE
 
 
-@fan("all_even_pungs", "全双刻", "All Even Pungs", 24, excludes=("all_pungs", "all_simples", "no_honours"))
+@fan("all_even_pungs", "全双刻", "All Even Pungs", 24, needs=("regular", "no_honours"), excludes=("all_pungs", "all_simples", "no_honours"))
 def _all_even_pungs(r, s):
     ok = r.form == REGULAR and not r.chows and all(
         u.tile < T.NUMBER_TILES and u.tile % 9 % 2 == 1 for u in r.units
@@ -418,37 +456,37 @@ def _all_even_pungs(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("full_flush", "清一色", "Full Flush", 24, excludes=("no_honours",))
+@fan("full_flush", "清一色", "Full Flush", 24, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
 def _full_flush(r, s):
     ok = whole_hand(r, s) and len(s.facts["suits"]) == 1 and not s.facts["honours"]
     return (r.whole(),) if ok else NONE
 
 
-@fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, absorbs=("pure_double_chow",), links=True)
+@fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, needs=("chows3",), absorbs=("pure_double_chow",), links=True)
 def _pure_triple_chow(r, s):
     if len(r.chows) < 3:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _identical(g))
 
 
-@fan("pure_shifted_pungs", "一色三节高", "Pure Shifted Pungs", 24, links=True)
+@fan("pure_shifted_pungs", "一色三节高", "Pure Shifted Pungs", 24, needs=("number_pungs3",), links=True)
 def _pure_shifted_pungs(r, s):
     if len(r.number_pungs) < 3:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _one_suit(g) and _shifted(g, 1))
 
 
-@fan("upper_tiles", "全大", "Upper Tiles", 24, excludes=("upper_four", "no_honours"))
+@fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("upper_four", "no_honours"))
 def _upper_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "upper_tiles") and _ranks_within(s, 7, 9) else NONE
 
 
-@fan("middle_tiles", "全中", "Middle Tiles", 24, excludes=("all_simples", "no_honours"))
+@fan("middle_tiles", "全中", "Middle Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("all_simples", "no_honours"))
 def _middle_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "middle_tiles") and _ranks_within(s, 4, 6) else NONE
 
 
-@fan("lower_tiles", "全小", "Lower Tiles", 24, excludes=("lower_four", "no_honours"))
+@fan("lower_tiles", "全小", "Lower Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("lower_four", "no_honours"))
 def _lower_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "lower_tiles") and _ranks_within(s, 1, 3) else NONE
 
@@ -457,7 +495,7 @@ def _lower_tiles(r, s):
 # 16
 
 
-@fan("pure_straight", "清龙", "Pure Straight", 16, links=True)
+@fan("pure_straight", "清龙", "Pure Straight", 16, needs=("chows3",), links=True)
 def _pure_straight(r, s):
     if len(r.chows) < 3:
         return NONE
@@ -465,7 +503,7 @@ def _pure_straight(r, s):
                  if _one_suit(g) and (g[0][2], g[1][2], g[2][2]) == (1, 4, 7))
 
 
-@fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16,
+@fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16, needs=("chows4",),
      excludes=("all_chows", "no_honours"), absorbs=("mixed_double_chow", "two_terminal_chows"), links=True)
 def _three_suited_terminal_chows(r, s):
     if len(r.chows) < 4:
@@ -478,7 +516,7 @@ def _three_suited_terminal_chows(r, s):
     return NONE
 
 
-@fan("pure_shifted_chows", "一色三步高", "Pure Shifted Chows", 16, links=True, note="steps of one or of two")
+@fan("pure_shifted_chows", "一色三步高", "Pure Shifted Chows", 16, needs=("chows3",), links=True, note="steps of one or of two")
 def _pure_shifted_chows(r, s):
     if len(r.chows) < 3:
         return NONE
@@ -486,7 +524,7 @@ def _pure_shifted_chows(r, s):
                  if _one_suit(g) and (_shifted(g, 1) or _shifted(g, 2)))
 
 
-@fan("all_fives", "全带五", "All Fives", 16, excludes=("all_simples", "no_honours"))
+@fan("all_fives", "全带五", "All Fives", 16, needs=("regular", "no_honours"), excludes=("all_simples", "no_honours"))
 def _all_fives(r, s):
     ok = r.form == REGULAR and all(
         u.tile < T.NUMBER_TILES and (u.tile % 9 == 4 or (u.kind == "chow" and 2 <= u.tile % 9 <= 4))
@@ -495,14 +533,14 @@ def _all_fives(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("triple_pung", "三同刻", "Triple Pung", 16, absorbs=("double_pung",), links=True)
+@fan("triple_pung", "三同刻", "Triple Pung", 16, needs=("number_pungs3",), absorbs=("double_pung",), links=True)
 def _triple_pung(r, s):
     if len(r.number_pungs) < 3:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _same_rank(g))
 
 
-@fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16)
+@fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16, needs=("series",))
 def _three_concealed_pungs(r, s):
     return _series(r, "three_concealed_pungs")
 
@@ -511,13 +549,13 @@ def _three_concealed_pungs(r, s):
 # 12
 
 
-@fan("lesser_honours_and_knitted", "全不靠", "Lesser Honours and Knitted Tiles", 12,
+@fan("lesser_honours_and_knitted", "全不靠", "Lesser Honours and Knitted Tiles", 12, needs=("honours_knitted",),
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _lesser_honours_and_knitted(r, s):
     return (r.whole(),) if r.form == "honours_knitted" else NONE
 
 
-@fan("knitted_straight", "组合龙", "Knitted Straight", 12,
+@fan("knitted_straight", "组合龙", "Knitted Straight", 12, needs=("knitted",),
      note="also with all nine knitted tiles inside 全不靠 / 七星不靠")
 def _knitted_straight(r, s):
     if r.form == KNITTED:
@@ -529,17 +567,17 @@ def _knitted_straight(r, s):
     return NONE
 
 
-@fan("upper_four", "大于五", "Upper Four", 12, excludes=("no_honours",))
+@fan("upper_four", "大于五", "Upper Four", 12, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
 def _upper_four(r, s):
     return (r.whole(),) if whole_hand(r, s, "upper_four") and _ranks_within(s, 6, 9) else NONE
 
 
-@fan("lower_four", "小于五", "Lower Four", 12, excludes=("no_honours",))
+@fan("lower_four", "小于五", "Lower Four", 12, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
 def _lower_four(r, s):
     return (r.whole(),) if whole_hand(r, s, "lower_four") and _ranks_within(s, 1, 4) else NONE
 
 
-@fan("big_three_winds", "三风刻", "Big Three Winds", 12, absorbs=("pung_of_terminals_or_honours",), links=True)
+@fan("big_three_winds", "三风刻", "Big Three Winds", 12, needs=("winds3",), absorbs=("pung_of_terminals_or_honours",), links=True)
 def _big_three_winds(r, s):
     winds = r.honour_pungs(27, 30)
     return tuple(Hit(g) for g in combinations(winds, 3)) if len(winds) >= 3 else NONE
@@ -549,7 +587,7 @@ def _big_three_winds(r, s):
 # 8
 
 
-@fan("mixed_straight", "花龙", "Mixed Straight", 8, links=True)
+@fan("mixed_straight", "花龙", "Mixed Straight", 8, needs=("chows3",), links=True)
 def _mixed_straight(r, s):
     if len(r.chows) < 3:
         return NONE
@@ -557,26 +595,26 @@ def _mixed_straight(r, s):
                  if _three_suits(g) and sorted(c[2] for c in g) == [1, 4, 7])
 
 
-@fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, excludes=("one_voided_suit",))
+@fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, needs=("whole_hand",), excludes=("one_voided_suit",))
 def _reversible_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s) and _only(s, REVERSIBLE) else NONE
 
 
-@fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, absorbs=("mixed_double_chow",), links=True)
+@fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, needs=("chows3",), absorbs=("mixed_double_chow",), links=True)
 def _mixed_triple_chow(r, s):
     if len(r.chows) < 3:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _three_suits(g) and _same_rank(g))
 
 
-@fan("mixed_shifted_pungs", "三色三节高", "Mixed Shifted Pungs", 8, links=True)
+@fan("mixed_shifted_pungs", "三色三节高", "Mixed Shifted Pungs", 8, needs=("number_pungs3",), links=True)
 def _mixed_shifted_pungs(r, s):
     if len(r.number_pungs) < 3:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _three_suits(g) and _shifted(g, 1))
 
 
-@fan("chicken_hand", "无番和", "Chicken Hand", 8,
+@fan("chicken_hand", "无番和", "Chicken Hand", 8, needs=(),
      note="scored by the scorer when no other fan counts (flowers do not count)")
 def _chicken_hand(r, s):
     return NONE
@@ -586,22 +624,22 @@ def _on_winning_tile(r: Reading) -> tuple[Hit, ...]:
     return (Hit((r.winning_unit,), (r.winning,)),)
 
 
-@fan("last_tile_draw", "妙手回春", "Last Tile Draw", 8, excludes=("self_drawn",))
+@fan("last_tile_draw", "妙手回春", "Last Tile Draw", 8, needs=("last_tile",), excludes=("self_drawn",))
 def _last_tile_draw(r, s):
     return _on_winning_tile(r) if s.context.last_tile and s.context.self_drawn else NONE
 
 
-@fan("last_tile_claim", "海底捞月", "Last Tile Claim", 8)
+@fan("last_tile_claim", "海底捞月", "Last Tile Claim", 8, needs=("last_tile",))
 def _last_tile_claim(r, s):
     return _on_winning_tile(r) if s.context.last_tile and not s.context.self_drawn else NONE
 
 
-@fan("out_with_replacement_tile", "杠上开花", "Out with Replacement Tile", 8, excludes=("self_drawn",))
+@fan("out_with_replacement_tile", "杠上开花", "Out with Replacement Tile", 8, needs=("kong_replacement",), excludes=("self_drawn",))
 def _out_with_replacement_tile(r, s):
     return _on_winning_tile(r) if s.context.kong_replacement else NONE
 
 
-@fan("robbing_the_kong", "抢杠和", "Robbing the Kong", 8, excludes=("last_copy",))
+@fan("robbing_the_kong", "抢杠和", "Robbing the Kong", 8, needs=("robbing_kong",), excludes=("last_copy",))
 def _robbing_the_kong(r, s):
     return _on_winning_tile(r) if s.context.robbing_kong else NONE
 
@@ -610,17 +648,17 @@ def _robbing_the_kong(r, s):
 # 6
 
 
-@fan("all_pungs", "碰碰和", "All Pungs", 6)
+@fan("all_pungs", "碰碰和", "All Pungs", 6, needs=("regular",))
 def _all_pungs(r, s):
     return (r.whole(),) if r.form == REGULAR and not r.chows else NONE
 
 
-@fan("half_flush", "混一色", "Half Flush", 6)
+@fan("half_flush", "混一色", "Half Flush", 6, needs=("whole_hand", "honours"))
 def _half_flush(r, s):
     return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 1 and s.facts["honours"] else NONE
 
 
-@fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, links=True)
+@fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, needs=("chows3",), links=True)
 def _mixed_shifted_chows(r, s):
     if len(r.chows) < 3:
         return NONE
@@ -628,14 +666,14 @@ def _mixed_shifted_chows(r, s):
                  if _three_suits(g) and _shifted(_by_rank(g), 1))
 
 
-@fan("all_types", "五门齐", "All Types", 6)
+@fan("all_types", "五门齐", "All Types", 6, needs=("honours",))
 def _all_types(r, s):
     f = s.facts
     ok = r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(f["suits"]) == 3 and f["winds"] and f["dragons"]
     return (r.whole(),) if ok else NONE
 
 
-@fan("melded_hand", "全求人", "Melded Hand", 6, excludes=("single_wait",),
+@fan("melded_hand", "全求人", "Melded Hand", 6, needs=("four_melds",), excludes=("single_wait",),
      note="four exposed melds and a win on a discard")
 def _melded_hand(r, s):
     melds = s.hand.melds
@@ -643,12 +681,12 @@ def _melded_hand(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6)
+@fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6, needs=("series",))
 def _two_concealed_kongs(r, s):
     return _series(r, "two_concealed_kongs")
 
 
-@fan("two_dragon_pungs", "双箭刻", "Two Dragon Pungs", 6,
+@fan("two_dragon_pungs", "双箭刻", "Two Dragon Pungs", 6, needs=("dragons2",),
      absorbs=("dragon_pung", "pung_of_terminals_or_honours"), links=True)
 def _two_dragon_pungs(r, s):
     dragons = r.honour_pungs(31, 33)
@@ -659,7 +697,7 @@ def _two_dragon_pungs(r, s):
 # 5 (current practice; kong_1998 scores 明杠 + 暗杠 instead)
 
 
-@fan("concealed_and_exposed_kongs", "明暗杠", "Concealed and Melded Kongs", 5)
+@fan("concealed_and_exposed_kongs", "明暗杠", "Concealed and Melded Kongs", 5, needs=("series",))
 def _concealed_and_exposed_kongs(r, s):
     return _series(r, "concealed_and_exposed_kongs")
 
@@ -668,7 +706,7 @@ def _concealed_and_exposed_kongs(r, s):
 # 4
 
 
-@fan("outside_hand", "全带幺", "Outside Hand", 4)
+@fan("outside_hand", "全带幺", "Outside Hand", 4, needs=("regular",))
 def _outside_hand(r, s):
     ok = r.form == REGULAR and all(
         u.tile >= T.NUMBER_TILES or u.tile % 9 == 0 or u.tile % 9 == 8
@@ -677,18 +715,18 @@ def _outside_hand(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("fully_concealed_hand", "不求人", "Fully Concealed Hand", 4, excludes=("concealed_hand", "self_drawn"),
+@fan("fully_concealed_hand", "不求人", "Fully Concealed Hand", 4, needs=("self_drawn", "concealed"), excludes=("concealed_hand", "self_drawn"),
      note="self-drawn with no chow, pung or exposed kong claimed")
 def _fully_concealed_hand(r, s):
     return (r.whole(),) if s.context.self_drawn and s.facts["concealed"] else NONE
 
 
-@fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4)
+@fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4, needs=("series",))
 def _two_melded_kongs(r, s):
     return _series(r, "two_melded_kongs")
 
 
-@fan("last_copy", "和绝张", "Last Tile", 4, excludes=("single_wait",),
+@fan("last_copy", "和绝张", "Last Tile", 4, needs=("last_copy",), excludes=("single_wait",),
      note="the other three copies are visible; derived when they are in the winner's own melds")
 def _last_copy(r, s):
     return _on_winning_tile(r) if s.context.last_copy else NONE
@@ -698,36 +736,36 @@ def _last_copy(r, s):
 # 2
 
 
-@fan("dragon_pung", "箭刻", "Dragon Pung", 2, absorbs=("pung_of_terminals_or_honours",))
+@fan("dragon_pung", "箭刻", "Dragon Pung", 2, needs=("dragon_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _dragon_pung(r, s):
     return tuple(Hit((i,)) for i in r.honour_pungs(31, 33))
 
 
-@fan("prevalent_wind", "圈风刻", "Prevalent Wind", 2, absorbs=("pung_of_terminals_or_honours",))
+@fan("prevalent_wind", "圈风刻", "Prevalent Wind", 2, needs=("wind_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _prevalent_wind(r, s):
     wind = T.WIND_TILES[s.context.round_wind]
     return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
 
 
-@fan("seat_wind", "门风刻", "Seat Wind", 2, absorbs=("pung_of_terminals_or_honours",))
+@fan("seat_wind", "门风刻", "Seat Wind", 2, needs=("wind_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _seat_wind(r, s):
     wind = T.WIND_TILES[s.context.seat_wind]
     return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
 
 
-@fan("concealed_hand", "门前清", "Concealed Hand", 2, note="no claimed meld, won on a discard")
+@fan("concealed_hand", "门前清", "Concealed Hand", 2, needs=("discard", "concealed"), note="no claimed meld, won on a discard")
 def _concealed_hand(r, s):
     return (r.whole(),) if not s.context.self_drawn and s.facts["concealed"] else NONE
 
 
-@fan("all_chows", "平和", "All Chows", 2, excludes=("no_honours",), note="four chows and a pair of a suit")
+@fan("all_chows", "平和", "All Chows", 2, needs=("chow",), excludes=("no_honours",), note="four chows and a pair of a suit")
 def _all_chows(r, s):
     ok = (r.form == REGULAR or r.form == KNITTED) and not r.pungs and r.pair >= 0 \
         and r.tile(r.pair) < T.NUMBER_TILES
     return (r.whole(),) if ok else NONE
 
 
-@fan("tile_hog", "四归一", "Tile Hog", 2, note="all four copies of a tile in the hand, not as a kong")
+@fan("tile_hog", "四归一", "Tile Hog", 2, needs=("fours",), note="all four copies of a tile in the hand, not as a kong")
 def _tile_hog(r, s):
     if not s.facts["fours"] or r.form not in (REGULAR, SEVEN_PAIRS, KNITTED):
         return NONE
@@ -738,24 +776,24 @@ def _tile_hog(r, s):
     )
 
 
-@fan("double_pung", "双同刻", "Double Pung", 2, links=True)
+@fan("double_pung", "双同刻", "Double Pung", 2, needs=("number_pungs2",), links=True)
 def _double_pung(r, s):
     if len(r.number_pungs) < 2:
         return NONE
     return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 2) if _same_rank(g))
 
 
-@fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2)
+@fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2, needs=("series",))
 def _two_concealed_pungs(r, s):
     return _series(r, "two_concealed_pungs")
 
 
-@fan("concealed_kong", "暗杠", "Concealed Kong", 2)
+@fan("concealed_kong", "暗杠", "Concealed Kong", 2, needs=("series",))
 def _concealed_kong(r, s):
     return _series(r, "concealed_kong")
 
 
-@fan("all_simples", "断幺", "All Simples", 2, excludes=("no_honours",))
+@fan("all_simples", "断幺", "All Simples", 2, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
 def _all_simples(r, s):
     ok = whole_hand(r, s) and not s.facts["honours"] and s.facts["min_rank"] >= 2 and s.facts["max_rank"] <= 8
     return (r.whole(),) if ok else NONE
@@ -771,66 +809,66 @@ def _chow_pairs(r: Reading, keep) -> tuple[Hit, ...]:
     return tuple(Hit((a[0], b[0])) for a, b in combinations(r.chows, 2) if keep(a, b))
 
 
-@fan("pure_double_chow", "一般高", "Pure Double Chow", 1, links=True)
+@fan("pure_double_chow", "一般高", "Pure Double Chow", 1, needs=("chows2",), links=True)
 def _pure_double_chow(r, s):
     return _chow_pairs(r, lambda a, b: a[1:] == b[1:])
 
 
-@fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, links=True)
+@fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, needs=("chows2",), links=True)
 def _mixed_double_chow(r, s):
     return _chow_pairs(r, lambda a, b: a[1] != b[1] and a[2] == b[2])
 
 
-@fan("short_straight", "连六", "Short Straight", 1, links=True)
+@fan("short_straight", "连六", "Short Straight", 1, needs=("chows2",), links=True)
 def _short_straight(r, s):
     return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 3)
 
 
-@fan("two_terminal_chows", "老少副", "Two Terminal Chows", 1, links=True)
+@fan("two_terminal_chows", "老少副", "Two Terminal Chows", 1, needs=("chows2",), links=True)
 def _two_terminal_chows(r, s):
     return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 6)
 
 
-@fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1)
+@fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1, needs=("pung",))
 def _pung_of_terminals_or_honours(r, s):
     return tuple(Hit((i,)) for i, suit, rank in r.pungs if suit == 3 or rank in (1, 9))
 
 
-@fan("melded_kong", "明杠", "Melded Kong", 1)
+@fan("melded_kong", "明杠", "Melded Kong", 1, needs=("series",))
 def _melded_kong(r, s):
     return _series(r, "melded_kong")
 
 
-@fan("one_voided_suit", "缺一门", "One Voided Suit", 1)
+@fan("one_voided_suit", "缺一门", "One Voided Suit", 1, needs=("whole_hand",))
 def _one_voided_suit(r, s):
     return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 2 else NONE
 
 
-@fan("no_honours", "无字", "No Honours", 1)
+@fan("no_honours", "无字", "No Honours", 1, needs=("no_honours",))
 def _no_honours(r, s):
     return (r.whole(),) if r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"] else NONE
 
 
-@fan("edge_wait", "边张", "Edge Wait", 1)
+@fan("edge_wait", "边张", "Edge Wait", 1, needs=("wait_shape",))
 def _edge_wait(r, s):
     return _wait(r, s, "edge_wait")
 
 
-@fan("closed_wait", "嵌张", "Closed Wait", 1)
+@fan("closed_wait", "嵌张", "Closed Wait", 1, needs=("wait_shape",))
 def _closed_wait(r, s):
     return _wait(r, s, "closed_wait")
 
 
-@fan("single_wait", "单钓将", "Single Wait", 1)
+@fan("single_wait", "单钓将", "Single Wait", 1, needs=("wait_shape",))
 def _single_wait(r, s):
     return _wait(r, s, "single_wait")
 
 
-@fan("self_drawn", "自摸", "Self-Drawn", 1)
+@fan("self_drawn", "自摸", "Self-Drawn", 1, needs=("self_drawn",))
 def _self_drawn(r, s):
     return _on_winning_tile(r) if s.context.self_drawn else NONE
 
 
-@fan("flower_tiles", "花牌", "Flower Tiles", 1, note="one per flower, added after the 8-fan minimum")
+@fan("flower_tiles", "花牌", "Flower Tiles", 1, needs=(), note="one per flower, added after the 8-fan minimum")
 def _flower_tiles(r, s):
     return tuple(Hit((), (T.INDEX[c],)) for c in s.hand.flowers)

@@ -19,13 +19,22 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED, Reading
+from .fans import FANS, MUST_BE_CONCEALED, NEEDS, Reading
 from .options import MCROptions
 
 ORDER = {f.key: n for n, f in enumerate(FANS)}
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
 PLAYED = tuple(f for f in FANS if f.key not in ("chicken_hand", "flower_tiles"))
+_PLAYED_BY_TAGS: dict[frozenset[str], tuple[Fan, ...]] = {}
+
+
+def _fans_for(tags: frozenset[str]) -> tuple[Fan, ...]:
+    """The fans whose needs a reading's tags meet (few distinct tag sets occur, so cached)."""
+    fans = _PLAYED_BY_TAGS.get(tags)
+    if fans is None:
+        fans = _PLAYED_BY_TAGS[tags] = tuple(f for f in PLAYED if NEEDS[f.key] <= tags)
+    return fans
 
 
 def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
@@ -39,7 +48,17 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     return ctx
 
 
-def _facts(hand: Hand, counts: list[int]) -> dict:
+def _hand_tags(hand: Hand, ctx: WinContext, honours: bool, fours: tuple[int, ...], nine_gates: bool) -> frozenset[str]:
+    flags = {
+        "honours": honours, "no_honours": not honours, "fours": bool(fours), "nine_gates": nine_gates,
+        "self_drawn": ctx.self_drawn, "discard": not ctx.self_drawn, "concealed": hand.is_concealed,
+        "last_tile": ctx.last_tile, "kong_replacement": ctx.kong_replacement,
+        "robbing_kong": ctx.robbing_kong, "last_copy": ctx.last_copy, "four_melds": len(hand.melds) == 4,
+    }
+    return frozenset(tag for tag, on in flags.items() if on)
+
+
+def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
     present = frozenset(i for i in range(T.PLAYING_TILES) if counts[i])
     numbers = [i for i in present if i < T.NUMBER_TILES]
@@ -54,16 +73,19 @@ def _facts(hand: Hand, counts: list[int]) -> dict:
                 if 0 <= i < 9:
                     standing[i] += 1
             nine_gates = standing == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+    honours = len(numbers) < len(present)
+    fours = tuple(i for i in present if counts[i] == 4)
     return {
+        "hand_tags": _hand_tags(hand, ctx, honours, fours, nine_gates),
         "present": present,
         "min_rank": min(ranks),
         "max_rank": max(ranks),
         "concealed": hand.is_concealed,
         "suits": frozenset(i // 9 for i in numbers),
-        "honours": len(numbers) < len(present),
+        "honours": honours,
         "winds": any(27 <= i <= 30 for i in present),
         "dragons": any(31 <= i <= 33 for i in present),
-        "fours": tuple(i for i in present if counts[i] == 4),
+        "fours": fours,
         "all_tiles": tuple(i for i in sorted(present) for _ in range(counts[i])),
         "nine_gates_shape": nine_gates,
         "count_waits": lambda: wait_count(hand, limit=2),
@@ -126,7 +148,7 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     plain: list[tuple[Fan, Hit]] = []
     linking: list[tuple[Fan, Hit]] = []
     reading = Reading(d, s)
-    for fan in PLAYED:
+    for fan in _fans_for(reading.tags):
         hits = fan.detect(reading, s)
         if hits:
             (linking if fan.links else plain).extend((fan, hit) for hit in hits)
@@ -198,7 +220,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
     counts = hand.tile_counts()
-    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, counts))
+    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, counts))
     best_total, best_kept, best_d = -1, [], decs[0]
     for d in decs:
         kept = score_decomposition(d, s)
