@@ -38,7 +38,7 @@ def main() -> int:
         render_s = encode_s = 0.0
         for i in range(args.count):
             rng = np.random.default_rng([99, i])
-            w, h = image_size(rng, args.imgsz)
+            w, h = image_size(rng, args.imgsz, kind)
             t0 = time.perf_counter()
             sample = make_sample(rng, atlas, kind, w, h)
             t1 = time.perf_counter()

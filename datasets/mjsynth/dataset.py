@@ -58,8 +58,12 @@ def is_val(index: int, val_fraction: float) -> bool:
     return val_fraction > 0 and index % max(1, round(1 / val_fraction)) == 0
 
 
-def image_size(rng: np.random.Generator, imgsz: int) -> tuple[int, int]:
-    a, b = ASPECTS[rng.integers(len(ASPECTS))]
+def image_size(rng: np.random.Generator, imgsz: int, kind: str = "table") -> tuple[int, int]:
+    """Width and height; a hand is a long row, so its photos are mostly landscape."""
+    if kind == "hand" and rng.random() < 0.8:
+        a, b = ASPECTS[rng.choice([0, 2])]
+    else:
+        a, b = ASPECTS[rng.integers(len(ASPECTS))]
     if a >= b:
         return imgsz, int(round(imgsz * b / a / 2)) * 2
     return int(round(imgsz * a / b / 2)) * 2, imgsz
@@ -84,7 +88,7 @@ def render_one(config: SynthConfig, sources: list[str], index: int) -> tuple[str
     kinds = list(config.layouts)
     weights = np.array([LAYOUT_WEIGHTS[k] for k in kinds])
     kind = kinds[rng.choice(len(kinds), p=weights / weights.sum())]
-    width, height = image_size(rng, config.imgsz)
+    width, height = image_size(rng, config.imgsz, kind)
     sample = make_sample(rng, _ATLASES[source], kind, width, height)
     split = "val" if is_val(index, config.val_fraction) else "train"
     stem = f"{config.seed}_{index:07d}"

@@ -33,7 +33,7 @@ def hand_occluder(rng: np.random.Generator, image: np.ndarray, ids: np.ndarray,
     anchor = np.array([xs[k], ys[k]], float)
     angle = rng.uniform(0, 2 * np.pi)
     reach = np.array([np.cos(angle), np.sin(angle)])
-    scale = tile_px * rng.uniform(0.8, 1.8)
+    scale = min(tile_px * rng.uniform(0.8, 1.8), min(h, w) * rng.uniform(0.08, 0.2))
     mask = np.zeros((h, w), np.float32)
     palm = anchor - reach * scale * 1.6
     cv2.ellipse(mask, tuple(int(v) for v in palm), (int(scale * 1.2), int(scale * 0.9)),

@@ -201,7 +201,7 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     from_across = not standing and rng.random() < 0.12  # upside-down photo across the table
     view = View(180.0 if from_across else 0.0, 25.0,
                 (25.0, 70.0) if standing else (35.0, 90.0), (0.7, 1.0), (1.0, 3.0),
-                (16.0, 30.0))
+                (20.0, 36.0))
     return Layout("hand", tiles, groups, view, hand.to_json())
 
 

@@ -136,9 +136,11 @@ def table_texture(rng: np.random.Generator, size: int, mm_per_px: float) -> np.n
 
 
 def room_background(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
-    """What lies beyond the table: a blurry floor or wall with soft blobs."""
-    a = rng.uniform(20, 220, 3).astype(np.float32)
-    b = np.clip(a + rng.normal(0, 40, 3), 0, 255).astype(np.float32)
+    """What lies beyond the table: a blurry floor or wall with soft blobs, in the
+    muted colours of rooms (greys, beiges, browns, dim light)."""
+    grey = rng.uniform(25, 210)
+    a = np.clip(grey * (1 + rng.normal(0, 0.12, 3)), 0, 255).astype(np.float32)
+    b = np.clip(a * rng.uniform(0.6, 1.2) + rng.normal(0, 12, 3), 0, 255).astype(np.float32)
     t = np.linspace(0, 1, h, dtype=np.float32)[:, None, None]
     img = np.broadcast_to(a * (1 - t) + b * t, (h, w, 3)).copy()
     blobs = cv2.resize(rng.uniform(-30, 30, (4, 4, 3)).astype(np.float32), (w, h),
