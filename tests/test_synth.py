@@ -5,7 +5,6 @@ rasterised into a temporary cache, so no Debian download is needed."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 import sys
@@ -25,9 +24,17 @@ from mjsynth.layouts import LAYOUTS, random_tile_size  # noqa: E402
 from mjsynth.render import render  # noqa: E402
 from mjsynth.scene import _boxes, make_sample, restrict_to_atlas  # noqa: E402
 
+def _can_rasterise() -> bool:
+    try:
+        import cairosvg  # noqa: F401  (needs the system cairo library too)
+    except (ImportError, OSError):
+        return False
+    return True
+
+
 pytestmark = pytest.mark.skipif(
-    not art.FLUFFY_DIR.is_dir() or importlib.util.find_spec("cairosvg") is None,
-    reason="needs ../shared fluffystuff art and cairosvg to rasterise it")
+    not art.FLUFFY_DIR.is_dir() or not _can_rasterise(),
+    reason="needs ../shared fluffystuff art and cairosvg (with libcairo) to rasterise it")
 
 
 @pytest.fixture(scope="module")
