@@ -186,73 +186,82 @@ def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning
     return tuple(result)
 
 
-def _sets_fit(counts: list[int], i: int = 0) -> bool:
-    """Whether counts split fully into pungs and chows (first success ends the search)."""
-    while i < T.PLAYING_TILES and not counts[i]:
+def _suit_sets(c: list[int], i: int) -> bool:
+    """Whether one suit's counts (from rank index i on) split fully into pungs and chows."""
+    while i < 9 and not c[i]:
         i += 1
-    if i == T.PLAYING_TILES:
+    if i == 9:
         return True
-    if counts[i] >= 3:
-        counts[i] -= 3
-        ok = _sets_fit(counts, i)
-        counts[i] += 3
+    if c[i] >= 3:
+        c[i] -= 3
+        ok = _suit_sets(c, i)
+        c[i] += 3
         if ok:
             return True
-    if i < T.NUMBER_TILES and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
-        counts[i] -= 1
-        counts[i + 1] -= 1
-        counts[i + 2] -= 1
-        ok = _sets_fit(counts, i)
-        counts[i] += 1
-        counts[i + 1] += 1
-        counts[i + 2] += 1
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
+        ok = _suit_sets(c, i)
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
         return ok
     return False
 
 
-def _regular_fit(counts: list[int]) -> bool:
-    # Cheap necessary condition first: sets take tiles of one suit in threes, so exactly one suit
-    # (the pair's) holds 2 mod 3 tiles, the others 0 mod 3; an honour is held 0, 2 or 3 times.
-    pair_suits = []
-    for suit in range(3):
-        left = sum(counts[9 * suit:9 * suit + 9]) % 3
-        if left == 1:
-            return False
-        if left == 2:
-            pair_suits.append(suit)
-    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
-        if counts[i] == 1 or counts[i] == 4:
-            return False
-        if counts[i] == 2:
-            pair_suits.append(3)
-    if len(pair_suits) != 1:
-        return False
-    low = 9 * pair_suits[0]
-    for p in range(low, min(low + 9, T.PLAYING_TILES)):
-        if counts[p] >= 2:
-            counts[p] -= 2
-            ok = _sets_fit(counts)
-            counts[p] += 2
+@lru_cache(maxsize=None)
+def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
+    """Whether a suit's nine counts are sets only, or sets and one pair.  Cached: only some
+    thousands of suit patterns exist, and random hands share them."""
+    c = list(counts)
+    if not with_pair:
+        return _suit_sets(c, 0)
+    for p in range(9):
+        if c[p] >= 2:
+            c[p] -= 2
+            ok = _suit_sets(c, 0)
+            c[p] += 2
             if ok:
                 return True
     return False
 
 
-@lru_cache(maxsize=65536)
-def _completes(standing: tuple[int, ...], n_melds: int) -> bool:
-    """Whether the standing tiles form any winning shape (the yes/no of _standing_readings)."""
-    counts = list(standing)
+def _regular_fit(counts: list[int]) -> bool:
+    """Whether counts are four-sets-and-a-pair material (declared melds set aside).  Sets take
+    tiles of one suit in threes, so exactly one suit (the pair's) holds 2 mod 3 tiles; an honour
+    is held 0, 2 or 3 times."""
+    pair_suit = -1
+    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
+        n = counts[i]
+        if n == 1 or n == 4:
+            return False
+        if n == 2:
+            if pair_suit >= 0:
+                return False
+            pair_suit = 3
+    suits = []
+    for suit in range(3):
+        part = counts[9 * suit:9 * suit + 9]
+        left = sum(part) % 3
+        if left == 1:
+            return False
+        if left == 2:
+            if pair_suit >= 0:
+                return False
+            pair_suit = suit
+        suits.append(part)
+    if pair_suit < 0:
+        return False
+    return all(_suit_fits(tuple(part), suit == pair_suit) for suit, part in enumerate(suits))
+
+
+def _completes(counts: list[int], n_melds: int, special: bool) -> bool:
+    """Whether the standing tiles form a winning shape other than seven pairs; `special` says
+    whether 十三幺, 全不靠 or 组合龙 are in reach at all (see _special_in_reach)."""
     if _regular_fit(counts):
         return True
-    if n_melds <= 1:
-        if n_melds == 0 and (all(n % 2 == 0 for n in counts) or max(counts) == 1):
-            return bool(_standing_readings(standing, n_melds))
-        if n_melds == 0 and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
-            return bool(_standing_readings(standing, n_melds))
-        for pattern in KNITTED_PATTERNS:
-            if all(counts[i] for i in pattern):
-                return bool(_standing_readings(standing, n_melds))
-    return False
+    return special and bool(_standing_readings(tuple(counts), n_melds))
 
 
 def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
@@ -283,14 +292,14 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], 
     out: list[int] = []
     base = list(counts)
     special = _special_in_reach(counts, n_melds)
-    for i in range(T.PLAYING_TILES):
+    # seven pairs: six pairs and a lone tile wait on that tile
+    odd = [i for i, n in enumerate(counts) if n % 2]
+    pairs_wait = odd[0] if n_melds == 0 and len(odd) == 1 else -1
+    for i in range(T.PLAYING_TILES) if special else _near(counts):
         if held[i] >= 4:
             continue
-        # unless a special shape is in reach, a wait touches the tiles already held
-        if not special and not _near(counts, i):
-            continue
         base[i] += 1
-        if _completes(tuple(base), n_melds):
+        if i == pairs_wait or _completes(base, n_melds, special):
             out.append(i)
             if len(out) >= limit:
                 break
@@ -308,10 +317,15 @@ def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
     return any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
 
 
-def _near(counts: tuple[int, ...], i: int) -> bool:
-    if counts[i]:
-        return True
-    if i >= T.NUMBER_TILES:
-        return False
-    low, high = i - i % 9, i - i % 9 + 8
-    return any(counts[k] for k in range(max(low, i - 2), min(high, i + 2) + 1))
+def _near(counts: tuple[int, ...]) -> list[int]:
+    """Tiles that can complete a regular shape: held tiles and number tiles within two ranks of
+    a held one, in order."""
+    near = set()
+    for i, n in enumerate(counts):
+        if n:
+            if i < T.NUMBER_TILES:
+                low = i - i % 9
+                near.update(range(max(low, i - 2), min(low + 8, i + 2) + 1))
+            else:
+                near.add(i)
+    return sorted(near)
