@@ -208,3 +208,25 @@ def test_camerash_labels_map_to_codes():
     assert art.camerash_code("bonus-plum") == "5f"
     with pytest.raises(art.ArtError):
         art.camerash_code("jokers-1")
+
+
+@pytest.mark.parametrize("argv, code", [
+    (["--layouts", "hand,poker"], "bad_layout"),
+    (["--count", "0"], "bad_argument"),
+    (["--val-fraction", "1.5"], "bad_argument"),
+    (["--sources", "nosuchart"], "unknown_source"),
+    (["--holdout-source", "nosuchart"], "unknown_source"),
+])
+def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, code):
+    from mjsynth.cli import main
+
+    base = ["--out", str(tmp_path / "ds"), "--count", "2", "--cache", str(cache)]
+    assert main(base + argv) == 2
+    assert f"error[{code}]" in capsys.readouterr().err
+    assert not (tmp_path / "ds").exists()  # nothing half-written
+
+
+def test_debian_source_without_atlas_says_how_to_get_it(tmp_path):
+    with pytest.raises(art.ArtError) as e:
+        art.load_atlas("gnome-smooth", tmp_path)
+    assert e.value.code == "atlas_missing" and "fetch_art.py" in str(e.value)
