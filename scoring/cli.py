@@ -93,6 +93,8 @@ def format_table(result: Result, hand_text: str) -> str:
     for row in (header, *rows):
         lines.append("  " + "  ".join(_pad(row[k], widths[k]) if k < 3 else row[k] for k in range(4)))
     lines.append(f"Total: {result.total}" + (f" (flowers {result.flowers})" if result.flowers else ""))
+    if rules.summary:
+        lines.append(rules.summary(result))
     if result.reason == "below_minimum":
         lines.append("Below the minimum: the hand does not score.")
     lines.append("Payments: " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result.payments.items()))

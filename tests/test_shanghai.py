@@ -184,3 +184,25 @@ def test_only_the_regular_form_wins():
     result = _score("1133557799m22p4s +4s")
     assert not result["winning"] and result["reason"] == "not_winning"
     assert result["payments"] == {"E": 0, "S": 0, "W": 0, "N": 0}
+
+
+def test_cli_shows_the_basic_points(capsys):
+    from scoring.cli import main
+
+    text = SEED_COMPUTATIONS["6 (seed 50/800: arithmetic error)"][0]
+    assert main([text, "--rules", "shanghai"]) == 0
+    out = capsys.readouterr().out
+    assert "basic 60 = base 10 + win 2 + sets 36 + flowers 12; × 2^4" in out and "Total: 960" in out
+
+
+def test_jsonl_scores_shanghai():
+    import io
+    import json
+
+    from scoring.cli import run_jsonl
+
+    hand, ctx = scoring.parse_notation(SEED_COMPUTATIONS["3"][0])
+    sink = io.StringIO()
+    run_jsonl(io.StringIO(json.dumps(scoring.hand_to_json(hand, ctx)) + "\n"), sink, "shanghai", {"limit": 1000})
+    result = json.loads(sink.getvalue())
+    assert result["rules"] == "shanghai" and result["total"] == 1000

@@ -389,3 +389,26 @@ def test_breakdown_lists_the_counted_category_of_each_fan():
 def test_not_winning_hand():
     result = _score("1234m5678p1357s9s +2s")
     assert result["ok"] and not result["winning"] and result["reason"] == "not_winning"
+
+
+def test_cli_scores_sihai(capsys):
+    from scoring.cli import main
+
+    assert main(["123m123m456p678s9p +9p", "--rules", "sihai", "--option", "level=V"]) == 0
+    out = capsys.readouterr().out
+    assert "一般高" in out and "H 15 (sum 15" in out and "discard line 50 at D-V" in out
+
+
+def test_jsonl_scores_sihai():
+    import io
+    import json
+
+    from scoring.cli import run_jsonl
+
+    hand = {"concealed": ["1m", "2m", "3m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5m"],
+            "winning_tile": "5m"}
+    sink = io.StringIO()
+    run_jsonl(io.StringIO(json.dumps(hand) + "\nnot json\n"), sink, "sihai", None)
+    first, second = (json.loads(line) for line in sink.getvalue().splitlines())
+    assert first["rules"] == "sihai" and first["total"] == 115
+    assert second["error"]["code"] == "bad_json"

@@ -55,6 +55,8 @@ class RuleSet:
     options_type: type
     fans: tuple[Fan, ...]
     evaluate: Callable[[Hand, WinContext, Any], Result] = field(repr=False)
+    # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
+    summary: Callable[[Result], str] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:

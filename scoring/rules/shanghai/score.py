@@ -192,3 +192,13 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
         breakdown=_breakdown(best, ctx, options),
         sets=tuple(u.codes for u in best.decomposition.units),
     )
+
+
+def summary(result: Result) -> str:
+    """The CLI's line under the fans: basic points by part, then the doubling."""
+    b = result.breakdown
+    wins = sum(w["points"] for w in b["win_points"])
+    sets = sum(s["points"] for s in b["set_points"])
+    limit = f", limit {b['limit']}" if b["limit"] else ""
+    return (f"basic {b['basic_points']} = base {b['base']} + win {wins} + sets {sets} + flowers "
+            f"{b['flower_points']}; × 2^{b['fans']}{limit}")

@@ -4,7 +4,7 @@ thresholds by edition and level, and the seed's payment table.  See docs/sihai-3
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import Options, evaluate
+from .score import Options, evaluate, summary
 
 check_fan_table(FANS)
 
@@ -14,4 +14,5 @@ RULESET = RuleSet(
     options_type=Options,
     fans=tuple(FANS),
     evaluate=evaluate,
+    summary=summary,
 )

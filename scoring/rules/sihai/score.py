@@ -225,3 +225,10 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
         breakdown=breakdown,
         sets=tuple(u.codes for u in d.units),
     )
+
+
+def summary(result: Result) -> str:
+    """The CLI's line under the fans: how H came about and the line it had to reach."""
+    b = result.breakdown
+    return (f"H {b['H']} (sum {b['sum']}, 满贯线 {b['cap']} {b['cap_rule']}); "
+            f"{b['won_by'].replace('_', '-')} line {b['line']} at {b['edition']}-{b['level']}")
