@@ -3,10 +3,15 @@ win points, flowers, the dealer double and the payment options."""
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import scoring
 from scoring.rules import get_ruleset
+
+from .handgen import random_hand
 
 RULES = get_ruleset("shanghai")
 
@@ -206,3 +211,17 @@ def test_jsonl_scores_shanghai():
     run_jsonl(io.StringIO(json.dumps(scoring.hand_to_json(hand, ctx)) + "\n"), sink, "shanghai", {"limit": 1000})
     result = json.loads(sink.getvalue())
     assert result["rules"] == "shanghai" and result["total"] == 1000
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_random_hands_score_basic_points_times_two_to_the_fans(seed):
+    result = scoring.score_json(random_hand(random.Random(seed)), "shanghai")
+    if not result["winning"]:
+        return
+    b = result["breakdown"]
+    parts = (b["base"] + sum(w["points"] for w in b["win_points"]) + sum(s["points"] for s in b["set_points"])
+             + b["flower_points"])
+    assert b["basic_points"] == parts
+    assert b["fans"] == sum(f["points"] * f["count"] for f in result["fans"])
+    assert result["total"] == parts * 2 ** b["fans"]

@@ -8,13 +8,18 @@ notation (see scoring/notation.py); the default is a discard win, seat East.
 
 from __future__ import annotations
 
+import random
+
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import scoring
 from scoring.fans import Situation
 from scoring.rules import get_ruleset
 from scoring.rules.sihai.fans import CATEGORIES, TABLE
 from scoring.rules.sihai.score import Options, best_arrangement, payments
+
+from .handgen import random_hand
 
 RULES = get_ruleset("sihai")
 FANS = {f.zh: f for f in RULES.fans}
@@ -412,3 +417,16 @@ def test_jsonl_scores_sihai():
     first, second = (json.loads(line) for line in sink.getvalue().splitlines())
     assert first["rules"] == "sihai" and first["total"] == 115
     assert second["error"]["code"] == "bad_json"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(min_value=0, max_value=2**32 - 1), st.booleans())
+def test_random_hands_keep_the_category_rule_and_the_cap(seed, provisional):
+    result = scoring.score_json(random_hand(random.Random(seed)), "sihai", {"provisional": provisional})
+    if not result["winning"]:
+        return
+    counted = [FANS[f["zh"]] for f in result["fans"]]
+    assert len({f.category for f in counted}) == len(counted)
+    points = [f.points for f in counted]
+    assert result["total"] == max(max(points, default=0), min(sum(points), 200))
+    assert provisional or not any(f.provisional for f in counted)
