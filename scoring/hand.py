@@ -127,8 +127,8 @@ class Hand:
         if size != 13:
             raise ScoringError(
                 "wrong_tile_count",
-                f"{len(conc)} concealed tiles and {len(self.melds)} melds make {size + 1} tiles with the "
-                f"winning tile; a hand has 14 (each meld, kong included, counts as 3)",
+                f"{len(conc)} concealed tiles and {len(self.melds)} meld(s) make {size + 1} tiles with "
+                f"the winning tile; a hand has 14 (each meld, kong included, counts as 3)",
             )
         counts = Counter(conc)
         counts[win] += 1

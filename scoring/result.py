@@ -39,8 +39,8 @@ class FanScore:
     provisional: bool = False
 
     @property
-    def tiles(self) -> tuple[str, ...]:
-        return tuple(c for g in self.groups for c in g)
+    def tiles(self) -> list[str]:
+        return [c for g in self.groups for c in g]
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -49,7 +49,7 @@ class FanScore:
             "en": self.en,
             "points": self.points,
             "count": self.count,
-            "tiles": list(self.tiles),
+            "tiles": self.tiles,
             "groups": [list(g) for g in self.groups],
         }
         if self.provisional:
@@ -59,6 +59,9 @@ class FanScore:
 
 @dataclass(frozen=True)
 class Result:
+    """One scored hand.  Rule sets cache results, so a Result may be shared by several callers:
+    read it, or take `to_json()` (a fresh dict) to change things."""
+
     rules: str
     winning: bool
     reason: str | None

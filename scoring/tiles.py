@@ -19,7 +19,6 @@ from .errors import ScoringError
 Tile = NewType("Tile", str)
 
 SUITS = "mps"
-SUIT_NAMES = {"m": "characters", "p": "dots", "s": "bamboo"}
 TILE_CODES: tuple[str, ...] = (
     *(f"{n}{s}" for s in SUITS for n in range(1, 10)),
     *(f"{n}z" for n in range(1, 8)),
@@ -30,7 +29,6 @@ NUMBER_TILES = 27
 PLAYING_TILES = 34  # every tile that can stand in a hand (flowers excluded)
 WINDS = "ESWN"
 WIND_TILES = {w: 27 + i for i, w in enumerate(WINDS)}  # wind letter -> tile index
-DRAGONS = (31, 32, 33)  # White, Green, Red
 TERMINALS_AND_HONOURS = (0, 8, 9, 17, 18, 26, *range(27, 34))
 
 # The honour letters of the one-line notation (P = 白 "bai/pai", F = 發, C = 中 "chung").
