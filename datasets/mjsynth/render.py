@@ -216,14 +216,14 @@ def _shade(style: Style, normal: np.ndarray, points: np.ndarray, eye: np.ndarray
 
 
 # Box faces as corner indices (see box_corners), ordered around the face, with the
-# axis they face: the art face first, then the back, then the four sides.
+# axis they face; the art face comes last so nothing of the body draws over it.
 _FACES = {
-    "front": ((6, 7, 5, 4), "n", 1),  # TL(-u,+v) TR(+u,+v) BR(+u,-v) BL(-u,-v) at +n
     "back": ((2, 3, 1, 0), "n", -1),
     "right": ((1, 3, 7, 5), "u", 1),
     "left": ((0, 2, 6, 4), "u", -1),
     "top": ((2, 3, 7, 6), "v", 1),
     "bottom": ((0, 1, 5, 4), "v", -1),
+    "front": ((6, 7, 5, 4), "n", 1),  # TL(-u,+v) TR(+u,+v) BR(+u,-v) BL(-u,-v) at +n
 }
 
 
@@ -304,14 +304,16 @@ def draw_block(canvas: Canvas, cam: Camera, pose: Pose, size: TileSize, style: S
         visible[name] = quad
         pts3 = corners[list(idx)]
         diffuse, spec = _shade(style, normal, pts3, cam.position)
+        tone = float(diffuse.mean())
+        sheen = float(spec.mean()) * 255
         if name == "front" and face_levels is not None:
+            # The face's rounded corners reveal the bevel: a slightly darker body colour.
+            _fill(canvas, quad, np.clip(front_colour * 0.85 * tone * style.light_colour, 0, 255), body_id)
             to_light = style.light_position - centre
             to_light /= np.linalg.norm(to_light)
             light_uv = np.array([to_light @ pose.u, to_light @ pose.v])
             _warp_face(canvas, face_levels, quad, diffuse, spec, style.light_colour, light_uv, face_id)
             continue
-        tone = float(diffuse.mean())
-        sheen = float(spec.mean()) * 255
         if name in ("front", "back"):
             colour = front_colour if name == "front" else back_colour
             _fill(canvas, quad, np.clip(colour * tone * style.light_colour + sheen, 0, 255), body_id)
