@@ -184,10 +184,12 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
                       x_end + win_gap, 0.0, size, gap, win_standing)
     tiles += win
     # Exposed melds: in front of the concealed row, or continuing it to the right.
-    row_depth = size.d if standing else size.h
     in_front = rng.random() < 0.6 or not meld_rows
-    x = rng.uniform(-size.w, size.w * 2) if in_front else x_end + size.w * rng.uniform(0.5, 1.5)
-    y_near = -(size.h + rng.uniform(2, 12)) if in_front else (0.0 if not standing else -size.h + row_depth)
+    if in_front:  # a flat row nearer the camera than the concealed row
+        x, y_near = rng.uniform(-size.w, size.w * 2), -(size.h + rng.uniform(2, 12))
+    else:  # continuing the concealed row, far edges level with it
+        row_depth = size.d if standing else size.h
+        x, y_near = x_end + size.w * rng.uniform(0.5, 1.5), row_depth - size.h
     for row in [meld_rows[i] for i in rng.permutation(len(meld_rows))]:
         placed, x = _row(row, x, y_near, size, gap, False)
         tiles += placed

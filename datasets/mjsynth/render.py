@@ -319,17 +319,11 @@ def draw_block(canvas: Canvas, cam: Camera, pose: Pose, size: TileSize, style: S
             _fill(canvas, quad, np.clip(colour * tone * style.light_colour + sheen, 0, 255), body_id)
             continue
         # A side: the face-colour layer on the +n part, the back colour below it.
-        cut = 1 - 2 * style.ivory_fraction  # position of the seam along n, in -1..1
-        split = []
-        for i in idx:
-            along_n = (corners[i] - pose.centre) @ pose.n / half["n"]
-            split.append(along_n > 0)
-        plus = [i for i, s in zip(idx, split) if s]
-        # pair each +n corner with the -n corner sharing its u/v position (differ by bit 4)
-        seam = {i: corners[i] * (1 + cut) / 2 + corners[i ^ 4] * (1 - cut) / 2 for i in plus}
-        order = list(idx)
-        top_quad = [corners[i] if i in plus else seam[i ^ 4] for i in order]
-        low_quad = [seam[i] if i in plus else corners[i] for i in order]
+        # Corner i lies on the +n side when bit 4 is set; i ^ 4 is the corner below it.
+        f = style.ivory_fraction
+        seam = {i: corners[i] * (1 - f) + corners[i ^ 4] * f for i in idx if i & 4}
+        top_quad = [corners[i] if i & 4 else seam[i ^ 4] for i in idx]
+        low_quad = [seam[i] if i & 4 else corners[i] for i in idx]
         for pts, colour in ((low_quad, back_colour), (top_quad, front_colour)):
             q = cam.project(np.array(pts))
             _fill(canvas, q, np.clip(colour * tone * style.light_colour + sheen, 0, 255), body_id)
