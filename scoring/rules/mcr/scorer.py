@@ -192,11 +192,16 @@ def payments(ctx: WinContext, total: int, base: int) -> dict[str, int]:
 _FORM_RANK = {"regular": 0, "seven_pairs": 1, "knitted_straight": 2, "honours_knitted": 3, "thirteen_orphans": 4}
 
 
+# Among readings with equal totals, one holding these fans is preferred (pymahjonggb's choice).
+FAVOURED_AT_TIES = frozenset({"pure_triple_chow", "triple_pung"})
+
+
 def _preference(d: Decomposition) -> tuple:
-    """Order in which equal totals are decided (the first wins): regular readings first; then the
-    reading whose concealed sets, listed by lowest tile with pungs before chows, come first; then
-    the winning tile read as 边张, 嵌张, 单钓将, anything else.  This is the order of the reference
-    calculator pymahjonggb, so equal-total alternatives come out as its fan list does."""
+    """Order in which equal totals are decided (the first wins, after FAVOURED_AT_TIES): regular
+    readings first; then the reading whose concealed sets, listed by lowest tile with pungs before
+    chows, come first; then the winning tile read as 边张, 嵌张, 单钓将, anything else.  This is
+    the order of the reference calculator pymahjonggb, so equal-total alternatives (就高 cannot
+    choose) come out as its fan list does."""
     sets = tuple(sorted((u.tile, u.kind == "chow") for u in d.units if not u.declared and u.is_set))
     return (_FORM_RANK[d.form], sets, _placement_rank(d))
 
@@ -221,12 +226,13 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
     counts = hand.tile_counts()
     s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, counts))
-    best_total, best_kept, best_d = -1, [], decs[0]
+    best, best_kept, best_d = (-1, False), [], decs[0]
     for d in decs:
         kept = score_decomposition(d, s)
-        total = sum(f.points for f, _ in kept)
-        if total > best_total:
-            best_total, best_kept, best_d = total, kept, d
+        rank = (sum(f.points for f, _ in kept), any(f.key in FAVOURED_AT_TIES for f, _ in kept))
+        if rank > best:
+            best, best_kept, best_d = rank, kept, d
+    best_total = best[0]
     unit_codes = [tuple(T.TILE_CODES[i] for i in u.tiles) for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
