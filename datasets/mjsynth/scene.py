@@ -122,9 +122,13 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
     if rng.random() < 0.15:
         before = counts.copy()
         hand_occluder(rng, image, ids, tile_px)
-        _, after, _ = _boxes(ids, n)
-        names = [None if nm and after[i] < OCCLUDER_KEEP * before[i] else nm
-                 for i, nm in enumerate(names)]
+        _, after, faces_after = _boxes(ids, n)
+        for i, name in enumerate(names):
+            if name is None:
+                continue
+            if after[i] < OCCLUDER_KEEP * before[i] or (
+                    name != BACK and faces_after[i] < FACE_SHOWN * r.face_areas[i]):
+                names[i] = None
     if rng.random() < 0.3:
         image, ids = lens_distortion(rng, image, ids)
     image = resample_and_compress(rng, photometric(rng, image))
