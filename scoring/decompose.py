@@ -19,7 +19,7 @@ table; results are cached on the normalised standing tiles.
 from __future__ import annotations
 
 from functools import lru_cache
-from itertools import permutations
+from itertools import permutations, product
 from typing import NamedTuple
 
 from . import tiles as T
@@ -74,7 +74,9 @@ class Decomposition(NamedTuple):
         return u.concealed and (self_drawn or i != self.winning_unit or u.declared)
 
 
+@lru_cache(maxsize=None)
 def _unit(kind: str, tile: int) -> Unit:
+    """The standing-tile unit of a kind at a tile (units are immutable, so one object each)."""
     if kind == "chow":
         tiles = (tile, tile + 1, tile + 2)
     elif kind == "knitted":
@@ -84,47 +86,116 @@ def _unit(kind: str, tile: int) -> Unit:
     return Unit(kind, tile, tiles)
 
 
+@lru_cache(maxsize=4096)
 def meld_unit(m: Meld, index: int) -> Unit:
     first = T.INDEX[m.tiles[0]]
     return Unit(m.kind, first, tuple(T.INDEX[c] for c in m.tiles), True, m.concealed, index)
 
 
-def _sets_only(counts: list[int], out: list[tuple[tuple[str, int], ...]], acc: list[tuple[str, int]]) -> None:
-    """All ways to split `counts` fully into pungs and chows, taking the lowest tile first."""
-    i = next((k for k in range(T.PLAYING_TILES) if counts[k]), -1)
-    if i < 0:
+def _suit_sets(c: list[int], i: int, acc: list[tuple[str, int]], out: list[tuple[tuple[str, int], ...]]) -> None:
+    """Every split of one suit's counts (ranks i..8 as indices 0-8) into pungs and chows, taking
+    the lowest rank first."""
+    while i < 9 and not c[i]:
+        i += 1
+    if i == 9:
         out.append(tuple(acc))
         return
-    if counts[i] >= 3:
-        counts[i] -= 3
+    if c[i] >= 3:
+        c[i] -= 3
         acc.append(("pung", i))
-        _sets_only(counts, out, acc)
+        _suit_sets(c, i, acc, out)
         acc.pop()
-        counts[i] += 3
-    if i < T.NUMBER_TILES and i % 9 <= 6 and counts[i + 1] and counts[i + 2]:
-        for k in (i, i + 1, i + 2):
-            counts[k] -= 1
+        c[i] += 3
+    if i <= 6 and c[i + 1] and c[i + 2]:
+        c[i] -= 1
+        c[i + 1] -= 1
+        c[i + 2] -= 1
         acc.append(("chow", i))
-        _sets_only(counts, out, acc)
+        _suit_sets(c, i, acc, out)
         acc.pop()
-        for k in (i, i + 1, i + 2):
-            counts[k] += 1
+        c[i] += 1
+        c[i + 1] += 1
+        c[i + 2] += 1
+
+
+def _by_tile(unit: tuple[str, int]) -> tuple[int, str]:
+    return unit[1], unit[0]
+
+
+@lru_cache(maxsize=None)
+def _suit_splits(counts: tuple[int, ...], with_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Every distinct split of one suit's nine counts into sets, plus one pair (listed last) when
+    `with_pair`, as (kind, rank index).  Cached: only some thousands of suit patterns exist, and
+    hands share them."""
+    c = list(counts)
+    found: set[tuple[tuple[str, int], ...]] = set()
+    for p in (range(9) if with_pair else (-1,)):
+        if p >= 0 and c[p] < 2:
+            continue
+        if p >= 0:
+            c[p] -= 2
+        out: list[tuple[tuple[str, int], ...]] = []
+        _suit_sets(c, 0, [], out)
+        if p >= 0:
+            c[p] += 2
+        # the pung-first and chow-first branches can reach the same multiset of sets
+        found.update(tuple(sorted(split, key=_by_tile)) + ((("pair", p),) if p >= 0 else ()) for split in out)
+    return tuple(sorted(found))
+
+
+def _pair_suit(counts: list[int]) -> int:
+    """Where the pair of a sets-and-pair reading must be: the suit (0-2) holding 2 mod 3 tiles, or
+    3 for an honour held twice; -1 when no such reading can exist (an honour held once or four
+    times, a suit with 1 mod 3 tiles, or not exactly one pair place)."""
+    pair_suit = -1
+    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
+        n = counts[i]
+        if n == 1 or n == 4:
+            return -1
+        if n == 2:
+            if pair_suit >= 0:
+                return -1
+            pair_suit = 3
+    for suit in range(3):
+        left = sum(counts[9 * suit:9 * suit + 9]) % 3
+        if left == 1:
+            return -1
+        if left == 2:
+            if pair_suit >= 0:
+                return -1
+            pair_suit = suit
+    return pair_suit
+
+
+def _regular_fit(counts: list[int]) -> bool:
+    """Whether counts split into sets and one pair (declared melds set aside)."""
+    pair_suit = _pair_suit(counts)
+    return pair_suit >= 0 and all(
+        _suit_splits(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit) for suit in range(3)
+    )
 
 
 def _sets_and_pair(counts: list[int]) -> list[tuple[tuple[str, int], ...]]:
-    """Splits of counts into sets plus exactly one pair; each result lists the pair last."""
-    found: list[tuple[tuple[str, int], ...]] = []
-    for p in range(T.PLAYING_TILES):
-        if counts[p] >= 2:
-            counts[p] -= 2
-            splits: list[tuple[tuple[str, int], ...]] = []
-            _sets_only(counts, splits, [])
-            counts[p] += 2
-            # The pung-first and chow-first branches can reach the same multiset of sets.
-            found.extend(
-                {tuple(sorted(s, key=lambda u: (u[1], u[0]))) + (("pair", p),) for s in splits}
-            )
-    return found
+    """Every split of counts into sets plus exactly one pair, as (kind, tile) with the sets sorted
+    by tile and the pair last; suits are split independently and combined."""
+    pair_suit = _pair_suit(counts)
+    if pair_suit < 0:
+        return []
+    honour_sets = [("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3]
+    honour_pair = [("pair", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 2]
+    per_suit = []
+    for suit in range(3):
+        splits = _suit_splits(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit)
+        if not splits:
+            return []
+        per_suit.append([tuple((kind, rank + 9 * suit) for kind, rank in split) for split in splits])
+    readings = []
+    for combo in product(*per_suit):
+        units = [u for part in combo for u in part]
+        pair = [u for u in units if u[0] == "pair"] or honour_pair
+        sets = sorted([u for u in units if u[0] != "pair"] + honour_sets, key=_by_tile)
+        readings.append((*sets, pair[0]))
+    return sorted(readings, key=lambda r: (r[-1][1], r))
 
 
 @lru_cache(maxsize=65536)
@@ -138,10 +209,10 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
     for split in _sets_and_pair(counts):
         readings.append(("regular", split))
     if n_melds == 0:
-        if all(n % 2 == 0 for n in counts):
+        if not any(n & 1 for n in counts):
             pairs = tuple(("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
             readings.append(("seven_pairs", pairs))
-        if all(counts[i] for i in T.TERMINALS_AND_HONOURS) and sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14:
+        if sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14 and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
             double = next(i for i in T.TERMINALS_AND_HONOURS if counts[i] == 2)
             units = tuple(("pair" if i == double else "single", i) for i in T.TERMINALS_AND_HONOURS)
             readings.append(("thirteen_orphans", units))
@@ -149,7 +220,8 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
             numbers = {i for i in range(T.NUMBER_TILES) if counts[i]}
             if any(numbers <= set(p) for p in KNITTED_PATTERNS):
                 readings.append(("honours_knitted", tuple(("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
-    if n_melds <= 1:
+    # a 组合龙 needs nine different number tiles
+    if n_melds <= 1 and sum(1 for i in range(T.NUMBER_TILES) if counts[i]) >= 9:
         for pattern in KNITTED_PATTERNS:
             if all(counts[i] for i in pattern):
                 for i in pattern:
@@ -184,76 +256,6 @@ def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning
                 seen.add((u.kind, u.tile))
                 result.append(Decomposition(form, units, k, win))
     return tuple(result)
-
-
-def _suit_sets(c: list[int], i: int) -> bool:
-    """Whether one suit's counts (from rank index i on) split fully into pungs and chows."""
-    while i < 9 and not c[i]:
-        i += 1
-    if i == 9:
-        return True
-    if c[i] >= 3:
-        c[i] -= 3
-        ok = _suit_sets(c, i)
-        c[i] += 3
-        if ok:
-            return True
-    if i <= 6 and c[i + 1] and c[i + 2]:
-        c[i] -= 1
-        c[i + 1] -= 1
-        c[i + 2] -= 1
-        ok = _suit_sets(c, i)
-        c[i] += 1
-        c[i + 1] += 1
-        c[i + 2] += 1
-        return ok
-    return False
-
-
-@lru_cache(maxsize=None)
-def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
-    """Whether a suit's nine counts are sets only, or sets and one pair.  Cached: only some
-    thousands of suit patterns exist, and random hands share them."""
-    c = list(counts)
-    if not with_pair:
-        return _suit_sets(c, 0)
-    for p in range(9):
-        if c[p] >= 2:
-            c[p] -= 2
-            ok = _suit_sets(c, 0)
-            c[p] += 2
-            if ok:
-                return True
-    return False
-
-
-def _regular_fit(counts: list[int]) -> bool:
-    """Whether counts are four-sets-and-a-pair material (declared melds set aside).  Sets take
-    tiles of one suit in threes, so exactly one suit (the pair's) holds 2 mod 3 tiles; an honour
-    is held 0, 2 or 3 times."""
-    pair_suit = -1
-    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
-        n = counts[i]
-        if n == 1 or n == 4:
-            return False
-        if n == 2:
-            if pair_suit >= 0:
-                return False
-            pair_suit = 3
-    suits = []
-    for suit in range(3):
-        part = counts[9 * suit:9 * suit + 9]
-        left = sum(part) % 3
-        if left == 1:
-            return False
-        if left == 2:
-            if pair_suit >= 0:
-                return False
-            pair_suit = suit
-        suits.append(part)
-    if pair_suit < 0:
-        return False
-    return all(_suit_fits(tuple(part), suit == pair_suit) for suit, part in enumerate(suits))
 
 
 def _completes(counts: list[int], n_melds: int, special: bool) -> bool:
