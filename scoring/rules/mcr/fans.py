@@ -310,7 +310,7 @@ def _nine_gates(r, s):
     if r.form != REGULAR or not s.facts["nine_gates_shape"]:
         return NONE
     terminal_pungs = [i for i, _, rank in r.pungs if rank in (1, 9)]
-    return (Hit(tuple(terminal_pungs[:1]), s.facts["all_tiles"]),)
+    return (Hit(tuple(terminal_pungs[:1]), tuple(t for u in r.units for t in u.tiles)),)
 
 
 @fan("four_kongs", "四杠", "Four Kongs", 88, needs=("series",), excludes=("all_pungs", "single_wait"))

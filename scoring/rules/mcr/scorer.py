@@ -60,36 +60,32 @@ def _hand_tags(hand: Hand, ctx: WinContext, honours: bool, fours: tuple[int, ...
 
 def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
-    present = frozenset(i for i in range(T.PLAYING_TILES) if counts[i])
+    present = [i for i in range(T.PLAYING_TILES) if counts[i]]
     numbers = [i for i in present if i < T.NUMBER_TILES]
     ranks = [i % 9 + 1 for i in numbers] or [0]
-    nine_gates = False
-    if not hand.melds:
-        first = T.INDEX[hand.concealed[0]]
-        if first < T.NUMBER_TILES and first % 9 == 0:
-            standing = [0] * 9
-            for c in hand.concealed:
-                i = T.INDEX[c] - first
-                if 0 <= i < 9:
-                    standing[i] += 1
-            nine_gates = standing == [3, 1, 1, 1, 1, 1, 1, 1, 3]
+    nine_gates = not hand.melds and _nine_gates_shape(hand.concealed)
     honours = len(numbers) < len(present)
     fours = tuple(i for i in present if counts[i] == 4)
     return {
         "hand_tags": _hand_tags(hand, ctx, honours, fours, nine_gates),
-        "present": present,
+        "present": frozenset(present),
         "min_rank": min(ranks),
         "max_rank": max(ranks),
         "concealed": hand.is_concealed,
         "suits": frozenset(i // 9 for i in numbers),
         "honours": honours,
-        "winds": any(27 <= i <= 30 for i in present),
-        "dragons": any(31 <= i <= 33 for i in present),
+        "winds": honours and any(27 <= i <= 30 for i in present),
+        "dragons": honours and any(31 <= i <= 33 for i in present),
         "fours": fours,
-        "all_tiles": tuple(i for i in sorted(present) for _ in range(counts[i])),
         "nine_gates_shape": nine_gates,
         "count_waits": lambda: wait_count(hand, limit=2),
     }
+
+
+def _nine_gates_shape(concealed: tuple[str, ...]) -> bool:
+    """The 13 concealed tiles are 1112345678999 of one suit (they are sorted)."""
+    return (len(concealed) == 13 and concealed[0][1] != "z" and concealed[0][1] == concealed[-1][1]
+            and "".join(c[0] for c in concealed) == "1112345678999")
 
 
 def _forest(candidates: list[tuple[Fan, Hit]], n_units: int) -> list[tuple[Fan, Hit]]:
@@ -164,11 +160,15 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
 
 def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
     groups: dict[str, list[tuple[str, ...]]] = {}
+    made: dict[Hit, tuple[str, ...]] = {}  # whole-hand fans share one hit's tiles
     for fan, hit in kept:
-        if hit.tiles:
-            group = tuple(T.TILE_CODES[i] for i in hit.tiles)
-        else:
-            group = tuple(c for u in hit.units for c in unit_codes[u])
+        group = made.get(hit)
+        if group is None:
+            if hit.tiles:
+                group = tuple(T.TILE_CODES[i] for i in hit.tiles)
+            else:
+                group = tuple(c for u in hit.units for c in unit_codes[u])
+            made[hit] = group
         groups.setdefault(fan.key, []).append(group)
     return [
         FanScore(key, BY_KEY[key].zh, BY_KEY[key].en, BY_KEY[key].points, len(g), tuple(g))
