@@ -12,8 +12,9 @@ Forms (`Decomposition.form`):
 A decomposition lists its units (sets, pairs, knitted triples, single tiles) and which unit holds
 the winning tile.  When the winning tile could sit in different units (say a chow or a pung of
 the same tile), each placement is a separate decomposition, so rules about waits and about pungs
-completed by a discard can be judged per placement.  The search is a plain recursion over a count
-table; results are cached on the normalised standing tiles.
+completed by a discard can be judged per placement.  Sets never cross suits, so each suit's count
+table is split on its own (a recursion, cached per suit pattern) and the suits are combined;
+results are cached on the normalised standing tiles.
 """
 
 from __future__ import annotations
@@ -291,6 +292,7 @@ def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
 
 @lru_cache(maxsize=65536)
 def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], limit: int) -> tuple[int, ...]:
+    """The first `limit` waits of the standing counts, in tile order; `held` includes melds."""
     out: list[int] = []
     base = list(counts)
     special = _special_in_reach(counts, n_melds)
@@ -310,8 +312,8 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], 
 
 
 def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
-    """Whether one more tile could make seven pairs' rivals: 十三幺, 全不靠 or 组合龙 (seven pairs
-    waits on a held tile, which the regular search already tries)."""
+    """Whether one more tile could complete 十三幺, 全不靠 or 组合龙, whose waits need not touch
+    the tiles held (seven pairs waits on its lone tile, handled apart)."""
     if n_melds > 1:
         return False
     if n_melds == 0 and (max(counts) == 1 or all(counts[i] == 0 for i in range(T.NUMBER_TILES) if not T.is_terminal(i))):
