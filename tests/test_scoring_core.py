@@ -167,3 +167,12 @@ def test_hand_is_normalised_and_hashable():
     assert a == b and hash(a) == hash(b)
     assert a.is_concealed
     assert not Hand(a.concealed[3:], (Meld("chow", ("1m", "2m", "3m")),), "9p").is_concealed
+
+
+def test_notation_round_trip_on_generated_hands():
+    from tests.handgen import hand_corpus
+
+    for obj in hand_corpus(7, 300):
+        hand, ctx = scoring.hand_from_json(obj)
+        text = scoring.to_notation(hand, ctx)
+        assert scoring.parse_notation(text) == (hand, ctx), text
