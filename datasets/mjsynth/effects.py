@@ -21,34 +21,56 @@ def soft_blur(img: np.ndarray, sigma: float) -> np.ndarray:
 SKIN = ((224, 172, 140), (198, 134, 96), (141, 85, 56), (240, 200, 170), (110, 70, 50))
 
 
+def _pt(p: np.ndarray) -> tuple[int, int]:
+    return int(round(p[0])), int(round(p[1]))
+
+
 def hand_occluder(rng: np.random.Generator, image: np.ndarray, ids: np.ndarray,
                   tile_px: float) -> None:
-    """A palm and fingers (soft-edged blobs) over part of the tiles; hidden pixels
-    leave the id buffer."""
+    """A hand reaching in from the frame's edge (forearm or sleeve, palm, four fingers
+    and a thumb, soft-edged) over part of the tiles; hidden pixels leave the id buffer."""
     h, w = ids.shape
     ys, xs = np.nonzero(ids >= 0)
     if len(xs) == 0:
         return
     k = rng.integers(len(xs))
     anchor = np.array([xs[k], ys[k]], float)
-    angle = rng.uniform(0, 2 * np.pi)
-    reach = np.array([np.cos(angle), np.sin(angle)])
-    scale = min(tile_px * rng.uniform(0.8, 1.8), min(h, w) * rng.uniform(0.08, 0.2))
-    mask = np.zeros((h, w), np.float32)
-    palm = anchor - reach * scale * 1.6
-    cv2.ellipse(mask, tuple(int(v) for v in palm), (int(scale * 1.2), int(scale * 0.9)),
-                float(np.degrees(angle)), 0, 360, 1.0, -1, cv2.LINE_AA)
+    edge = rng.choice(4, p=[0.6, 0.15, 0.15, 0.1])  # bottom (the photographer's side), left, right, top
+    along = rng.uniform(0.1, 0.9)
+    start = np.array([[along * w, h], [0, along * h], [w, along * h], [along * w, 0]][edge], float)
+    reach = anchor - start
+    reach /= max(np.linalg.norm(reach), 1e-6)
     side = np.array([-reach[1], reach[0]])
-    for f in range(int(rng.integers(1, 5))):
-        base = palm + side * (f - 1.5) * scale * 0.45 + reach * scale * 0.6
-        tip = base + reach * scale * rng.uniform(0.8, 1.5)
-        cv2.line(mask, tuple(int(v) for v in base), tuple(int(v) for v in tip), 1.0,
-                 max(2, int(scale * 0.35)), cv2.LINE_AA)
-    mask = soft_blur(mask, max(1.0, scale * 0.05))
+    scale = min(tile_px * rng.uniform(0.8, 1.8), min(h, w) * rng.uniform(0.08, 0.2))
+    palm = anchor - reach * scale * 1.3
+    skin_mask = np.zeros((h, w), np.float32)
+    sleeve_mask = np.zeros((h, w), np.float32)
+    cv2.ellipse(skin_mask, _pt(palm), (int(scale * 0.9), int(scale * 0.75)),
+                float(np.degrees(np.arctan2(reach[1], reach[0]))), 0, 360, 1.0, -1, cv2.LINE_AA)
+    wrist = palm - reach * scale * 0.8
+    far = start - reach * max(h, w)  # the arm continues out of the frame
+    sleeved = rng.random() < 0.5
+    cv2.line(skin_mask, _pt(palm), _pt(wrist), 1.0, max(2, int(scale * 1.2)), cv2.LINE_AA)
+    cv2.line(sleeve_mask if sleeved else skin_mask, _pt(wrist - reach * scale * 0.3), _pt(far), 1.0,
+             max(2, int(scale * 1.5)), cv2.LINE_AA)
+    curl = rng.uniform(0.6, 1.2)  # bent fingers look shorter from above
+    for f in range(4):
+        base = palm + reach * scale * 0.5 + side * (f - 1.5) * scale * 0.4
+        tip = base + reach * scale * curl * (1.2 if f in (1, 2) else 1.0) * rng.uniform(0.9, 1.1)
+        cv2.line(skin_mask, _pt(base), _pt(tip), 1.0, max(2, int(scale * 0.3)), cv2.LINE_AA)
+    thumb_side = side if rng.random() < 0.5 else -side
+    thumb_base = palm + thumb_side * scale * 0.7
+    thumb_tip = thumb_base + (reach + thumb_side) / np.sqrt(2) * scale * 0.9
+    cv2.line(skin_mask, _pt(thumb_base), _pt(thumb_tip), 1.0, max(2, int(scale * 0.32)), cv2.LINE_AA)
+    soft = max(1.0, scale * 0.05)
+    skin_mask, sleeve_mask = soft_blur(skin_mask, soft), soft_blur(sleeve_mask, soft)
     skin = np.array(SKIN[rng.integers(len(SKIN))], np.float32) + rng.normal(0, 8, 3)
-    shade = 0.8 + 0.3 * soft_blur(mask, scale * 0.4)[:, :, None]
-    image[:] = image * (1 - mask[:, :, None]) + skin * shade * mask[:, :, None]
-    ids[mask > 0.5] = -1
+    cloth = rng.uniform(20, 230, 3).astype(np.float32)
+    for mask, colour in ((skin_mask, skin), (sleeve_mask, cloth)):
+        # rounded limbs: brighter along the middle, darker at the edges
+        shade = 0.75 + 0.35 * soft_blur(mask, scale * 0.25)[:, :, None]
+        image[:] = image * (1 - mask[:, :, None]) + colour * shade * mask[:, :, None]
+    ids[np.maximum(skin_mask, sleeve_mask) > 0.5] = -1
 
 
 def lens_distortion(rng: np.random.Generator, image: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

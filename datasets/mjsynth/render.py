@@ -364,22 +364,25 @@ def _table_plane(rng: np.random.Generator, cam: Camera, extent_lo: np.ndarray,
     """The table surface in perspective over a room background beyond its edge."""
     h, w = shape
     span = extent_hi - extent_lo
-    margin = span * rng.uniform(0.6, 2.5) + 60
+    margin = span * rng.uniform(0.8, 4.0) + 100
     lo, hi = extent_lo - margin, extent_hi + margin
-    tex_px = 768
+    tex_px = 1024
     mm_per_px = float(max(hi - lo)) / tex_px
     texture = table_texture(rng, tex_px, mm_per_px)
     # plane (X, Y, 0) -> image is K [r1 r2 t]; texture pixel -> plane is a scale+shift
     to_plane = np.array([[mm_per_px, 0, lo[0]], [0, mm_per_px, lo[1]], [0, 0, 1.0]])
     H = cam.K @ np.column_stack([cam.R[:, 0], cam.R[:, 1], cam.t]) @ to_plane
-    rgba = np.dstack([texture, np.full(texture.shape[:2], 255, np.float32)])
-    warped = cv2.warpPerspective(rgba, H, (w, h), flags=cv2.INTER_LINEAR,
+    warped = cv2.warpPerspective(texture, H, (w, h), flags=cv2.INTER_LINEAR,
                                  borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    # Pixels whose ray never meets the table (above the horizon) keep the room behind.
-    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
-    rays = np.stack([(xs - cam.cx) / cam.f, (ys - cam.cy) / cam.f, np.ones_like(xs)], -1)
-    down = rays @ cam.R[:, 2] < -1e-3
-    a = (np.clip(warped[:, :, 3] / 255, 0, 1) * down)[:, :, None]
+    on_table = cv2.warpPerspective(np.ones(texture.shape[:2], np.float32), H, (w, h),
+                                   flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    # Pixels whose ray never meets the table (above the horizon) keep the room behind;
+    # the ray's world z is linear in the pixel coordinates.
+    rz = cam.R[:, 2]
+    xs = ((np.arange(w, dtype=np.float32) - cam.cx) / cam.f * rz[0])[None, :]
+    ys = ((np.arange(h, dtype=np.float32) - cam.cy) / cam.f * rz[1])[:, None]
+    down = xs + ys + rz[2] < -1e-3
+    a = (on_table * down)[:, :, None]
     room = room_background(rng, h, w)
     return warped[:, :, :3] * a + room * (1 - a)
 
