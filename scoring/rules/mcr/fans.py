@@ -18,11 +18,14 @@ from __future__ import annotations
 
 from itertools import combinations
 
+from functools import lru_cache
+
 from ... import tiles as T
 from ...decompose import Decomposition
 from ...fans import Fan, Hit, Situation
 
 FANS: list[Fan] = []
+NONE: tuple[Hit, ...] = ()  # a predicate's answer when its fan does not occur
 
 
 # key -> the reading tags a fan needs before its predicate is worth running (see Reading.tags);
@@ -239,6 +242,35 @@ def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
 # Combination helpers: groups are tuples of (unit index, suit, rank), sorted by tile or rank.
 
 
+def on_chows(minimum: int):
+    """Make a predicate of the chows alone ((unit index, suit, rank) sorted by tile), cached on
+    them: hands share chow patterns, so most calls are a lookup."""
+
+    def wrap(compute):
+        cached = lru_cache(maxsize=65536)(compute)
+
+        def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
+            return cached(r.chows) if len(r.chows) >= minimum else NONE
+
+        return detect
+
+    return wrap
+
+
+def on_number_pungs(minimum: int):
+    """Make a predicate of the number-tile pungs and kongs alone (sorted by rank), cached on them."""
+
+    def wrap(compute):
+        cached = lru_cache(maxsize=65536)(compute)
+
+        def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
+            return cached(r.number_pungs) if len(r.number_pungs) >= minimum else NONE
+
+        return detect
+
+    return wrap
+
+
 def _idx(group) -> tuple[int, ...]:
     return tuple(g[0] for g in group)
 
@@ -278,7 +310,6 @@ def _terminal_chow_sets(r: Reading) -> tuple[list, list, int]:
 
 # =============================================================================================
 # 88
-NONE: tuple[Hit, ...] = ()
 
 
 @fan("big_four_winds", "大四喜", "Big Four Winds", 88, needs=("winds3",), excludes=("all_pungs",),
@@ -394,14 +425,15 @@ def _pure_terminal_chows(r, s):
 
 
 @fan("quadruple_chow", "一色四同顺", "Quadruple Chow", 48, needs=("chows4",), excludes=("tile_hog",), links=True)
-def _quadruple_chow(r, s):
-    return (Hit(_idx(r.chows)),) if len(r.chows) == 4 and _identical(r.chows) else NONE
+@on_chows(4)
+def _quadruple_chow(chows):
+    return (Hit(_idx(chows)),) if _identical(chows) else NONE
 
 
 @fan("four_pure_shifted_pungs", "一色四节高", "Four Pure Shifted Pungs", 48, needs=("number_pungs4",), excludes=("all_pungs",), links=True)
-def _four_pure_shifted_pungs(r, s):
-    p = r.number_pungs
-    return (Hit(_idx(p)),) if len(p) == 4 and _one_suit(p) and _shifted(p, 1) else NONE
+@on_number_pungs(4)
+def _four_pure_shifted_pungs(p):
+    return (Hit(_idx(p)),) if _one_suit(p) and _shifted(p, 1) else NONE
 
 
 # =============================================================================================
@@ -410,11 +442,9 @@ def _four_pure_shifted_pungs(r, s):
 
 @fan("four_pure_shifted_chows", "一色四步高", "Four Pure Shifted Chows", 32, needs=("chows4",), links=True,
      note="steps of one or of two")
-def _four_pure_shifted_chows(r, s):
-    c = r.chows
-    if len(c) == 4 and _one_suit(c) and (_shifted(c, 1) or _shifted(c, 2)):
-        return (Hit(_idx(c)),)
-    return NONE
+@on_chows(4)
+def _four_pure_shifted_chows(c):
+    return (Hit(_idx(c)),) if _one_suit(c) and (_shifted(c, 1) or _shifted(c, 2)) else NONE
 
 
 @fan("three_kongs", "三杠", "Three Kongs", 32, needs=("series",))
@@ -463,17 +493,15 @@ def _full_flush(r, s):
 
 
 @fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, needs=("chows3",), absorbs=("pure_double_chow",), links=True)
-def _pure_triple_chow(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _identical(g))
+@on_chows(3)
+def _pure_triple_chow(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3) if _identical(g))
 
 
 @fan("pure_shifted_pungs", "一色三节高", "Pure Shifted Pungs", 24, needs=("number_pungs3",), links=True)
-def _pure_shifted_pungs(r, s):
-    if len(r.number_pungs) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _one_suit(g) and _shifted(g, 1))
+@on_number_pungs(3)
+def _pure_shifted_pungs(pungs):
+    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _one_suit(g) and _shifted(g, 1))
 
 
 @fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("upper_four", "no_honours"))
@@ -496,10 +524,9 @@ def _lower_tiles(r, s):
 
 
 @fan("pure_straight", "清龙", "Pure Straight", 16, needs=("chows3",), links=True)
-def _pure_straight(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+@on_chows(3)
+def _pure_straight(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
                  if _one_suit(g) and (g[0][2], g[1][2], g[2][2]) == (1, 4, 7))
 
 
@@ -517,10 +544,9 @@ def _three_suited_terminal_chows(r, s):
 
 
 @fan("pure_shifted_chows", "一色三步高", "Pure Shifted Chows", 16, needs=("chows3",), links=True, note="steps of one or of two")
-def _pure_shifted_chows(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+@on_chows(3)
+def _pure_shifted_chows(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
                  if _one_suit(g) and (_shifted(g, 1) or _shifted(g, 2)))
 
 
@@ -534,10 +560,9 @@ def _all_fives(r, s):
 
 
 @fan("triple_pung", "三同刻", "Triple Pung", 16, needs=("number_pungs3",), absorbs=("double_pung",), links=True)
-def _triple_pung(r, s):
-    if len(r.number_pungs) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _same_rank(g))
+@on_number_pungs(3)
+def _triple_pung(pungs):
+    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _same_rank(g))
 
 
 @fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16, needs=("series",))
@@ -588,10 +613,9 @@ def _big_three_winds(r, s):
 
 
 @fan("mixed_straight", "花龙", "Mixed Straight", 8, needs=("chows3",), links=True)
-def _mixed_straight(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+@on_chows(3)
+def _mixed_straight(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
                  if _three_suits(g) and sorted(c[2] for c in g) == [1, 4, 7])
 
 
@@ -601,17 +625,15 @@ def _reversible_tiles(r, s):
 
 
 @fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, needs=("chows3",), absorbs=("mixed_double_chow",), links=True)
-def _mixed_triple_chow(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3) if _three_suits(g) and _same_rank(g))
+@on_chows(3)
+def _mixed_triple_chow(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3) if _three_suits(g) and _same_rank(g))
 
 
 @fan("mixed_shifted_pungs", "三色三节高", "Mixed Shifted Pungs", 8, needs=("number_pungs3",), links=True)
-def _mixed_shifted_pungs(r, s):
-    if len(r.number_pungs) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 3) if _three_suits(g) and _shifted(g, 1))
+@on_number_pungs(3)
+def _mixed_shifted_pungs(pungs):
+    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _three_suits(g) and _shifted(g, 1))
 
 
 @fan("chicken_hand", "无番和", "Chicken Hand", 8, needs=(),
@@ -659,10 +681,9 @@ def _half_flush(r, s):
 
 
 @fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, needs=("chows3",), links=True)
-def _mixed_shifted_chows(r, s):
-    if len(r.chows) < 3:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.chows, 3)
+@on_chows(3)
+def _mixed_shifted_chows(chows):
+    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
                  if _three_suits(g) and _shifted(_by_rank(g), 1))
 
 
@@ -777,10 +798,9 @@ def _tile_hog(r, s):
 
 
 @fan("double_pung", "双同刻", "Double Pung", 2, needs=("number_pungs2",), links=True)
-def _double_pung(r, s):
-    if len(r.number_pungs) < 2:
-        return NONE
-    return tuple(Hit(_idx(g)) for g in combinations(r.number_pungs, 2) if _same_rank(g))
+@on_number_pungs(2)
+def _double_pung(pungs):
+    return tuple(Hit(_idx(g)) for g in combinations(pungs, 2) if _same_rank(g))
 
 
 @fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2, needs=("series",))
@@ -803,30 +823,32 @@ def _all_simples(r, s):
 # 1
 
 
-def _chow_pairs(r: Reading, keep) -> tuple[Hit, ...]:
-    if len(r.chows) < 2:
-        return NONE
-    return tuple(Hit((a[0], b[0])) for a, b in combinations(r.chows, 2) if keep(a, b))
+def _chow_pairs(chows, keep) -> tuple[Hit, ...]:
+    return tuple(Hit((a[0], b[0])) for a, b in combinations(chows, 2) if keep(a, b))
 
 
 @fan("pure_double_chow", "一般高", "Pure Double Chow", 1, needs=("chows2",), links=True)
-def _pure_double_chow(r, s):
-    return _chow_pairs(r, lambda a, b: a[1:] == b[1:])
+@on_chows(2)
+def _pure_double_chow(chows):
+    return _chow_pairs(chows, lambda a, b: a[1:] == b[1:])
 
 
 @fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, needs=("chows2",), links=True)
-def _mixed_double_chow(r, s):
-    return _chow_pairs(r, lambda a, b: a[1] != b[1] and a[2] == b[2])
+@on_chows(2)
+def _mixed_double_chow(chows):
+    return _chow_pairs(chows, lambda a, b: a[1] != b[1] and a[2] == b[2])
 
 
 @fan("short_straight", "连六", "Short Straight", 1, needs=("chows2",), links=True)
-def _short_straight(r, s):
-    return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 3)
+@on_chows(2)
+def _short_straight(chows):
+    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and b[2] - a[2] == 3)
 
 
 @fan("two_terminal_chows", "老少副", "Two Terminal Chows", 1, needs=("chows2",), links=True)
-def _two_terminal_chows(r, s):
-    return _chow_pairs(r, lambda a, b: a[1] == b[1] and b[2] - a[2] == 6)
+@on_chows(2)
+def _two_terminal_chows(chows):
+    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and b[2] - a[2] == 6)
 
 
 @fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1, needs=("pung",))
