@@ -106,9 +106,11 @@ def _render_star(args):
     return render_one(*args)
 
 
-def data_yaml(out: Path) -> str:
+def data_yaml() -> str:
+    """The dataset YAML; without a `path` key ultralytics resolves the folders next to
+    this file, so a dataset can be moved or copied to another machine as it is."""
     names = "\n".join(f"  {i}: '{n}'" for i, n in enumerate(CLASS_NAMES))
-    return (f"# synthetic mahjong scenes (datasets/synth.py)\npath: {out.resolve()}\n"
+    return ("# synthetic mahjong scenes (datasets/synth.py); folders are relative to this file\n"
             f"train: images/train\nval: images/val\nnc: {len(CLASS_NAMES)}\nnames:\n{names}\n")
 
 
@@ -137,6 +139,6 @@ def generate(config: SynthConfig, progress: bool = True) -> dict:
                           if k not in ("workers", "cache")},
                "sources": sources, "images": config.count, "labels": labels,
                "val_images": sum(is_val(i, config.val_fraction) for i in range(config.count))}
-    (config.out / "data.yaml").write_text(data_yaml(config.out))
+    (config.out / "data.yaml").write_text(data_yaml())
     (config.out / "synth.json").write_text(json.dumps(summary, indent=1))
     return summary
