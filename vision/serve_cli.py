@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
         request_timeout_s=args.timeout,
         workers=args.workers,
     )
-    print(f"mjlens: open http://{args.host}:{args.port}/ (API docs at /docs); Ctrl-C stops", file=sys.stderr)
+    print(f"mjlens: open http://{args.host}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
     try:
         uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
     except OSError as exc:  # port taken, address not available

@@ -4,6 +4,7 @@
 
 Endpoints:
     GET  /              the refereeing page (static HTML/JS/CSS served by this app, no CDN)
+    GET  /openapi.json  the API's OpenAPI schema
     GET  /api/health    liveness plus the rule sets on offer
     GET  /api/rules     the rule sets the scoring engine registers
     POST /api/photo     multipart: `image` (file), `rules`, `context` (JSON object) -> tiles, groups, hand, score
@@ -247,6 +248,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     app = FastAPI(
         title="mahjong-lens",
         lifespan=lifespan,
+        # The OpenAPI schema is served at /openapi.json; the interactive docs pages are off
+        # because they load Swagger UI from a CDN, and the app must work without the internet.
+        docs_url=None,
+        redoc_url=None,
         summary="Photograph a winning mahjong hand and get its score.",
         version="0.1.0",
     )
