@@ -74,9 +74,9 @@ class Tally:
 
     def row(self, name: str) -> str:
         if not self.photos:
-            return f"{name:<44} (no photos)"
+            return f"{name:<58} (no photos)"
         top = ", ".join(f"{k} {n}" for k, n in self.failures.most_common(4))
-        return (f"{name:<44} {self.photos:>5} {100 * self.exact_hand / self.photos:>7.1f}% "
+        return (f"{name:<58} {self.photos:>5} {100 * self.exact_hand / self.photos:>7.1f}% "
                 f"{100 * self.exact_score / self.photos:>7.1f}%   {top}")
 
 
@@ -88,7 +88,7 @@ def held_out_crop_atlas() -> Atlas:
     for crop in camerash_crops():
         if crop.held_out:
             faces.setdefault(crop.code, []).append(_to_face(np.array(Image.open(crop.path).convert("RGBA"))))
-    return Atlas("camerash-held-out", True, faces, [])
+    return Atlas("camerash-held-out", True, faces)
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:
@@ -211,7 +211,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
     report: dict = {"rules": args.rules, "seed": args.seed, "sets": {}}
-    lines = [f"{'set / detections':<44} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
+    lines = [f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)

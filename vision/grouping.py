@@ -21,16 +21,18 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from vision.detections import BACK, KONG_CONCEALED, TILE_CODES, Detection
+from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, TILE_CODES, Detection
 from vision.photo_errors import PhotoError
 
 FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 
-# Geometry thresholds. Lengths along a row are in units of the local tile width (the narrower box
-# of two neighbours, which is an upright tile's width even next to a sideways tile).
-LINK_GAP = 1.6  # neighbours further apart than this are not in the same row
-SPLIT_GAP = 0.15  # tiles in a run touch; a wider gap separates melds and the winning tile
+# Geometry thresholds, in tile sizes so they hold at any scale.
+LINK_GAP = 1.6  # neighbours further apart than this (in the wider box's widths: a tile cut off by
+# the photo's edge has a narrow box) are not in the same row
+SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
+ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
+WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
@@ -111,6 +113,9 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     row_segments: list[tuple[_Row, list[list[int]]]] = []
     rows = [_order_row(tiles, members) for members in hand_rows]
     box_of = _box_runs(tiles, rows, group_boxes, warnings)
+    # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
+    # wide box in the concealed row (a tile seen from its side) must not make a meld.
+    use_sideways = not any(b.code == MELD_EXPOSED for b in group_boxes)
     for row in rows:
         kept = []
         for start, end in _runs([box_of.get(i) for i in row.members]):
@@ -118,7 +123,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             box = group_boxes[box_of[piece[0]]] if piece[0] in box_of else None
             pieces = [piece] if box is not None else _segments(tiles, _Row(piece, row.direction))
             for seg in pieces:
-                meld = _segment_meld(tiles, seg, row.direction, box)
+                meld = _segment_meld(tiles, seg, row.direction, box, use_sideways)
                 if meld is not None:
                     melds.append(meld)
                 else:
@@ -142,6 +147,16 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     melds.append(MeldLayout(tuple(seg), len(seg) == 4, None, False))
                 else:
                     unassigned.extend(seg)
+        for i, at_left in _beside_row_ends(tiles, concealed, unassigned, concealed_row.direction):
+            unassigned.remove(i)
+            if winning is None:  # the set-apart winning tile the row's chain did not reach
+                winning, reversed_view = i, at_left
+                if at_left:
+                    concealed.reverse()
+            elif at_left != reversed_view:  # the player's left end: the start of the row
+                concealed.insert(0, i)
+            else:
+                concealed.append(i)
 
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
@@ -186,18 +201,33 @@ def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
     def beside(a: Detection, b: Detection) -> bool:
         return (
             _vertical_overlap(a, b) >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
-            and _horizontal_gap(a, b) <= LINK_GAP * min(a.width, b.width)
+            and _horizontal_gap(a, b) <= LINK_GAP * max(a.width, b.width)
         )
 
     def distance(i: int, j: int) -> float:
         (ax, ay), (bx, by) = tiles[i].center, tiles[j].center
         return math.hypot(bx - ax, by - ay)
 
-    candidates = sorted(
-        (distance(i, j), i, j)
-        for i in indices
-        for j in indices
+    def angle(i: int, j: int) -> float:
+        (ax, ay), (bx, by) = tiles[i].center, tiles[j].center
+        return math.degrees(math.atan2(by - ay, bx - ax))
+
+    pairs = [
+        (i, j) for i in indices for j in indices
         if tiles[j].center[0] > tiles[i].center[0] and beside(tiles[i], tiles[j])
+    ]
+    # Rows in one photo run in about the same direction, which each tile's nearest pair shows:
+    # a pair far off it (a tile of one row and the next tile of the row in front) is no pair of
+    # neighbours.
+    angles = {p: angle(*p) for p in pairs}
+    nearest: dict[int, tuple[float, float]] = {}
+    for i, j in pairs:
+        for k in (i, j):
+            if k not in nearest or distance(i, j) < nearest[k][0]:
+                nearest[k] = (distance(i, j), angles[i, j])
+    typical = statistics.median(a for _, a in nearest.values()) if pairs else 0.0
+    candidates = sorted(
+        (distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) <= ROW_ANGLE_TOLERANCE
     )
     right: dict[int, int] = {}
     left: dict[int, int] = {}
@@ -353,10 +383,11 @@ def _line_fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
 
 
 def _gap_along(a: Detection, b: Detection, d: tuple[float, float]) -> float:
-    """Free space between consecutive tiles a and b along direction d, in tile widths."""
+    """Free space between consecutive tiles a and b along direction d, in tile lengths along the
+    row (the longer of the two: a tile cut off by the photo's edge is short)."""
     dist = (b.center[0] - a.center[0]) * d[0] + (b.center[1] - a.center[1]) * d[1]
     along_a, along_b = _extents(a, d)[0], _extents(b, d)[0]
-    return (dist - along_a / 2 - along_b / 2) / min(along_a, along_b)
+    return (dist - along_a / 2 - along_b / 2) / max(along_a, along_b)
 
 
 def _extents(t: Detection, d: tuple[float, float]) -> tuple[float, float]:
@@ -410,16 +441,16 @@ def _sideways_tile(tiles: Sequence[Detection], seg: list[int], d: tuple[float, f
 
 
 def _segment_meld(
-    tiles: Sequence[Detection], seg: list[int], d: tuple[float, float], box: Detection | None
+    tiles: Sequence[Detection], seg: list[int], d: tuple[float, float], box: Detection | None, use_sideways: bool
 ) -> MeldLayout | None:
-    """A meld: a run inside a grouping box, a kong with face-down tiles, or a run of 3-4 with a
-    sideways (claimed) tile."""
+    """A meld: a run inside a grouping box, a kong with face-down tiles, or (with `use_sideways`)
+    a run of 3-4 with a sideways (claimed) tile."""
     if box is not None:
         concealed = box.code == KONG_CONCEALED or (len(seg) == 4 and any(tiles[i].code == BACK for i in seg))
         return MeldLayout(tuple(seg), concealed, None if concealed else _sideways_tile(tiles, seg, d), True)
     if len(seg) == 4 and any(tiles[i].code == BACK for i in seg):
         return MeldLayout(tuple(seg), True, None, False)
-    if len(seg) in (3, 4):
+    if use_sideways and len(seg) in (3, 4):
         claimed = _sideways_tile(tiles, seg, d)
         if claimed is not None:
             return MeldLayout(tuple(seg), False, claimed, False)
@@ -446,6 +477,25 @@ def _concealed_row(
     if left:
         return order[1:][::-1], order[0], True
     return order, None, False
+
+
+def _beside_row_ends(
+    tiles: Sequence[Detection], concealed: list[int], loose: list[int], d: tuple[float, float]
+) -> list[tuple[int, bool]]:
+    """Lone tiles just past an end of the concealed row that its chain did not reach: a flat
+    tile beside standing ones, one set a little off the line, one cut off by the photo's edge.
+    Each with whether it lies past the image's left end; the right end is looked at first."""
+    found = []
+    for end, at_left in ((concealed[-1], False), (concealed[0], True)):
+        reach = WINNING_REACH * _extents(tiles[end], d)[0]
+        for i in loose:
+            dx = tiles[i].center[0] - tiles[end].center[0]
+            dy = tiles[i].center[1] - tiles[end].center[1]
+            beyond = (dx * d[0] + dy * d[1]) * (-1 if at_left else 1)
+            if beyond > 0 and math.hypot(dx, dy) <= reach and all(i != f for f, _ in found):
+                found.append((i, at_left))
+                break
+    return found
 
 
 def _lies_differently(tiles: Sequence[Detection], order: list[int], i: int, d: tuple[float, float]) -> bool:

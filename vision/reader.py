@@ -108,8 +108,8 @@ def read_hand(
     chosen = best or first
     if layout.winning is None and winning_tile is None:
         warnings.append(
-            f"no tile was set apart as the winning tile; assumed {chosen.hand['winning_tile']} "
-            "(the highest-scoring choice): give the right one with --winning-tile"
+            f"no tile was set apart as the winning tile; took {chosen.hand['winning_tile']}, "
+            "the tile at the end of the row: give the right one with --winning-tile"
         )
     top = {i: lists[k][0][0] for k, i in enumerate(variables)}
     uncertain = tuple(
@@ -234,22 +234,32 @@ def _score_reading(
     rules: str,
     options: Mapping[str, object] | None,
 ) -> Reading:
-    """Score the reading. With no set-apart tile, every distinct concealed code (or only
-    `winning_tile`, when given) is tried as the winning tile; the best winning choice is kept."""
+    """Score the reading with its winning tile: the set-apart tile; else a concealed tile of the
+    code given; else the tile at the row's right end, then its left end (where a winning tile is
+    laid even when no gap shows), then the highest-scoring of the other codes."""
+    options = dict(options) if options else None
+
+    def scored(w: int) -> tuple[dict, dict, int]:
+        hand = _hand_dict(layout, codes, w, context)
+        return hand, score_json(hand, rules=rules, options=options), w
+
     if layout.winning is not None:
-        winners = [layout.winning]
+        ends, others = [layout.winning], []
+    elif winning_tile is not None:
+        ends, others = [i for i in reversed(layout.concealed) if codes[i] == winning_tile][:1], []
     else:
+        ends = [layout.concealed[-1], layout.concealed[0]]
         rightmost = {codes[i]: i for i in layout.concealed}
-        winners = [i for c, i in rightmost.items() if winning_tile in (None, c)]
-    if not winners:
+        others = [i for i in rightmost.values() if i not in ends]
+    if not ends:
         message = f"no concealed tile reads {winning_tile}, the winning tile given"
         score = {"ok": False, "error": {"code": "winning_tile_missing", "message": message}}
         return Reading(codes, -1, _hand_dict(layout, codes, None, context), score, probability)
-    results = []
-    for w in winners:
-        hand = _hand_dict(layout, codes, w, context)
-        results.append((hand, score_json(hand, rules=rules, options=dict(options) if options else None), w))
-    hand, score, w = max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
+    results = [scored(w) for w in ends]
+    winning = [r for r in results if _is_winning(r[1])]
+    if not winning and others:
+        results += [scored(w) for w in others]
+    hand, score, w = winning[0] if winning else max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
     return Reading(codes, w, hand, score, probability)
 
 
