@@ -1,0 +1,161 @@
+"""The web app's JSON API through FastAPI's TestClient: answers, deliberate errors and limits."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra (fastapi, python-multipart) is not installed")
+
+from fastapi.testclient import TestClient  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from vision.server import ServerSettings, create_app  # noqa: E402
+
+# A concealed pure straight 一气通贯 hand; scored by the real engine below.
+HAND = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
+        "melds": [], "winning_tile": "5p", "self_drawn": True}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(ServerSettings(max_upload_bytes=2 * 1024 * 1024, max_pixels=4_000_000))) as c:
+        yield c
+
+
+def png_bytes(width: int = 64, height: int = 48, fmt: str = "PNG") -> bytes:
+    buf = io.BytesIO()
+    Image.new("RGB", (width, height), (30, 120, 60)).save(buf, format=fmt)
+    return buf.getvalue()
+
+
+def post_photo(client, data: bytes, filename: str = "hand.png", content_type: str = "image/png", **form):
+    return client.post("/api/photo", files={"image": (filename, data, content_type)}, data=form)
+
+
+def assert_error(response, status: int, code: str):
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["ok"] is False and body["error"]["code"] == code
+    assert body["error"]["message"]  # a human sentence, never empty
+
+
+def test_health_and_rules_list_the_registered_rule_sets(client):
+    from scoring.rules import available_rulesets
+
+    health = client.get("/api/health").json()
+    assert health["ok"] and [r["name"] for r in health["rules"]] == available_rulesets()
+    assert client.get("/api/rules").json()["rules"] == health["rules"]
+
+
+def test_page_and_its_assets_are_served_without_any_cdn(client):
+    page = client.get("/")
+    assert page.status_code == 200 and 'capture="environment"' in page.text
+    for asset in ("/static/app.js", "/static/style.css"):
+        assert client.get(asset).status_code == 200
+    assert "http://" not in page.text and "https://" not in page.text
+
+
+def test_openapi_docs_describe_the_endpoints(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/api/photo", "/api/score", "/api/health"} <= set(paths)
+
+
+def test_score_endpoint_returns_the_engines_result(client):
+    from scoring import score_json
+
+    response = client.post("/api/score?rules=mcr", json=HAND)
+    assert response.status_code == 200
+    assert response.json() == score_json(HAND, rules="mcr")
+    assert response.json()["total"] > 0
+
+
+def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
+    assert_error(client.post("/api/score", content=b"{not json", headers={"Content-Type": "application/json"}),
+                 422, "malformed_json")
+    assert_error(client.post("/api/score", content=b"[1, 2]"), 422, "malformed_json")
+    assert_error(client.post("/api/score", json=dict(HAND, concealed=HAND["concealed"][:-1])), 422, "wrong_tile_count")
+    assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")
+
+
+def test_non_images_are_refused_with_415(client):
+    assert_error(post_photo(client, b"%PDF-1.4 not a photo", "doc.pdf", "application/pdf"), 415, "not_an_image")
+    assert_error(post_photo(client, b"plain text pretending", "x.jpg", "image/jpeg"), 415, "not_an_image")
+    assert_error(post_photo(client, b"", "empty.jpg", "image/jpeg"), 415, "not_an_image")
+
+
+def test_oversized_uploads_are_refused_with_413_before_reading(client):
+    big = b"\xff\xd8\xff" + b"\0" * (3 * 1024 * 1024)
+    assert_error(post_photo(client, big, "big.jpg", "image/jpeg"), 413, "too_large")
+
+
+def test_chunked_oversized_body_is_cut_off_with_413(client):
+    def chunks():
+        for _ in range(40):
+            yield b"x" * (128 * 1024)
+
+    response = client.post("/api/score", content=chunks(), headers={"Content-Type": "application/json"})
+    assert_error(response, 413, "too_large")
+
+
+def test_too_many_pixels_is_refused_before_decoding(client):
+    assert_error(post_photo(client, png_bytes(2100, 2000)), 413, "too_many_pixels")
+
+
+def test_corrupt_image_gives_422(client):
+    data = png_bytes(400, 300, "JPEG")
+    assert_error(post_photo(client, data[: len(data) // 2], "cut.jpg", "image/jpeg"), 422, "corrupt_image")
+
+
+def test_bad_form_fields_give_422(client):
+    assert_error(post_photo(client, png_bytes(), context="{oops"), 422, "malformed_json")
+    assert_error(post_photo(client, png_bytes(), rules="nope"), 422, "unknown_rules")
+    assert_error(client.post("/api/photo", data={"rules": "mcr"}), 422, "invalid_request")
+
+
+def test_unknown_route_and_method_are_json_errors(client):
+    assert_error(client.get("/api/nothing"), 404, "not_found")
+    assert_error(client.get("/api/score"), 405, "method_not_allowed")
+
+
+def test_busy_server_answers_429_not_5xx():
+    import threading
+
+    release = threading.Event()
+    settings = ServerSettings(workers=1, max_pending=1)
+    app = create_app(settings)
+    with TestClient(app) as c:
+        # Occupy the only slot with a job that waits, then a second request must be turned away.
+        pool = app.state.pool
+        blocker = threading.Thread(target=lambda: c.portal.call(pool.run, release.wait))
+        blocker.start()
+        try:
+            while pool.pending < 1:
+                release.wait(0.01)
+            assert_error(c.post("/api/score", json=HAND), 429, "busy")
+        finally:
+            release.set()
+            blocker.join()
+        assert c.post("/api/score", json=HAND).status_code == 200
+
+
+def test_request_time_limit_gives_408():
+    import threading
+
+    release = threading.Event()
+    app = create_app(ServerSettings(request_timeout_s=0.2))
+    with TestClient(app) as c:
+        try:
+            with pytest.raises(Exception) as caught:
+                c.portal.call(app.state.pool.run, release.wait)
+            assert getattr(caught.value, "code", None) == "timeout" and caught.value.status == 408
+        finally:
+            release.set()
+
+
+def test_uploads_are_not_written_outside_the_temp_dir(client, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    post_photo(client, png_bytes(), context=json.dumps({"self_drawn": True}))
+    assert list(tmp_path.iterdir()) == []
