@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, help="training/export image size (default 640; "
                         "when shipping, the checkpoint's training size)")
     parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--lr0", type=float,
+                        help="AdamW learning rate (default: ultralytics' automatic choice, "
+                             "which is very low for few-epoch fine-tuning)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     parser.add_argument("--fraction", type=float, default=1.0, help="use this fraction of the training images")
     parser.add_argument("--val-images", type=int, default=0,
@@ -113,13 +116,14 @@ def train(args: argparse.Namespace) -> Path:
         batch=args.batch,
         workers=args.workers,
         fraction=args.fraction,
+        **({"optimizer": "AdamW", "lr0": args.lr0} if args.lr0 else {}),
         device="cpu",
         project=str(args.project),
         name=args.name,
         exist_ok=True,
         plots=False,
         # Small runs: short warm-up, no mosaic in the last epoch.
-        warmup_epochs=min(3.0, args.epochs / 10),
+        warmup_epochs=min(3.0, args.epochs / 20),
         close_mosaic=max(1, args.epochs // 10),
         # Mirrored tiles do not exist (characters and winds would read wrongly).
         fliplr=0.0,
