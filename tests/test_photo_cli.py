@@ -1,0 +1,100 @@
+"""`mjlens photo` and `mjlens demo`: exit codes and messages, and the full job on the sample."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vision.cli import main
+from vision.demo_cli import SAMPLE_FACTS, SAMPLE_IMAGE
+from vision.detector import DEFAULT_MODEL
+
+needs_model = pytest.mark.skipif(
+    not DEFAULT_MODEL.is_file(), reason=f"the shipped detector {DEFAULT_MODEL.name} is not in models/ yet"
+)
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(["photo", *argv])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    "option, code",
+    [(["--winning-tile", "5x"], "bad_tile_code"), (["--kong", "0m"], "bad_tile_code")],
+)
+def test_bad_tile_options_exit_2_before_reading(capsys, option, code):
+    exit_code, out, err = run_cli(capsys, str(SAMPLE_IMAGE), *option)
+    assert exit_code == 2 and f"[{code}]" in err
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *option, "--json")
+    assert exit_code == 2 and json.loads(out)["error"]["code"] == code
+
+
+def test_contradictory_flags_exit_2(capsys):
+    exit_code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--kong-replacement")
+    assert exit_code == 2 and "contradictory_flags" in err
+
+
+@needs_model
+@pytest.mark.parametrize(
+    "content, code",
+    [(b"this is not a photo\n", "not-an-image"), (b"", "empty-file")],
+)
+def test_unreadable_files_exit_2(tmp_path, capsys, content, code):
+    path = tmp_path / "photo.jpg"
+    path.write_bytes(content)
+    exit_code, _, err = run_cli(capsys, str(path))
+    assert exit_code == 2 and f"[{code}]" in err
+
+
+@needs_model
+def test_corrupt_jpeg_exits_2(tmp_path, capsys):
+    data = SAMPLE_IMAGE.read_bytes()
+    path = tmp_path / "cut.jpg"
+    path.write_bytes(data[: len(data) // 3])
+    exit_code, _, err = run_cli(capsys, str(path))
+    assert exit_code == 2 and "mjlens photo:" in err
+
+
+@needs_model
+def test_empty_table_exits_3(tmp_path, capsys):
+    from PIL import Image
+
+    path = tmp_path / "felt.png"
+    Image.new("RGB", (640, 480), (30, 110, 60)).save(path)
+    exit_code, out, _ = run_cli(capsys, str(path), "--json")
+    assert exit_code == 3 and json.loads(out)["error"]["kind"] == "no_tiles"
+
+
+@needs_model
+def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    out_png = tmp_path / "annotated.png"
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--json", "--annotate", str(out_png))
+    result = json.loads(out)
+    assert exit_code == 0, result["error"]
+    truth = facts["hand"]
+    assert sorted(result["hand"]["concealed"]) == sorted(truth["concealed"])
+    assert result["hand"]["winning_tile"] == truth["winning_tile"]
+    read_melds = sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in result["hand"]["melds"])
+    assert read_melds == sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in truth["melds"])
+    assert result["score"]["total"] >= 8 and len(result["fan_tiles"]) == len(result["score"]["fans"])
+    assert out_png.stat().st_size > 10_000
+
+
+@needs_model
+def test_demo_prints_the_score_and_writes_the_image(tmp_path, capsys):
+    out_png = tmp_path / "demo.png"
+    assert main(["demo", "--out", str(out_png)]) == 0
+    out = capsys.readouterr().out
+    assert "total" in out and "winning tile: 3m" in out
+    assert out_png.is_file()
+
+
+def test_sample_files_are_shipped():
+    assert SAMPLE_IMAGE.stat().st_size < 200_000
+    assert Path(SAMPLE_FACTS).is_file()
