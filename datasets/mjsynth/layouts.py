@@ -6,7 +6,7 @@ A camera on the -y side looking towards +y sees tiles with yaw 0 upright.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -42,7 +42,7 @@ class PlacedTile:
 
 @dataclass
 class Prop:
-    """A distractor box (die, phone, score stick) that is never labelled."""
+    """A distractor box (a die, a phone) that is never labelled."""
 
     pose: Pose
     size: TileSize
@@ -75,7 +75,6 @@ class Layout:
     groups: list[Group]
     view: View
     hand: dict | None = None
-    props: list[Prop] = field(default_factory=list)
 
 
 def _rot(yaw: float) -> tuple[np.ndarray, np.ndarray]:
@@ -99,11 +98,11 @@ def standing_pose(x: float, y: float, yaw: float, size: TileSize) -> Pose:
     return Pose(np.array([x, y, size.h / 2]), u, np.array([0.0, 0.0, 1.0]), -back)
 
 
-def _transform(pose: Pose, yaw: float, shift: np.ndarray) -> Pose:
-    """Rotate a pose about the z axis through the origin, then shift it."""
+def _rotate_about_z(pose: Pose, yaw: float) -> Pose:
+    """Turn a pose about the vertical axis through the origin."""
     c, s = np.cos(yaw), np.sin(yaw)
     r = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]])
-    return Pose(r @ pose.centre + shift, r @ pose.u, r @ pose.v, r @ pose.n)
+    return Pose(r @ pose.centre, r @ pose.u, r @ pose.v, r @ pose.n)
 
 
 def random_tile_size(rng: np.random.Generator) -> TileSize:
@@ -214,6 +213,23 @@ def _full_set(rng: np.random.Generator) -> list[str]:
     return [codes[i] for i in rng.permutation(len(codes))]
 
 
+def _take_meld(rng: np.random.Generator, deck: list[str]) -> tuple[str, list[str]] | None:
+    """Take an exposed pung or chow out of the deck, or None when the copies are gone."""
+    tile = deck[rng.integers(len(deck))]
+    if tile in FLOWERS:
+        return None
+    if rng.random() < 0.5 and tile[1] != "z" and int(tile[0]) <= 7:
+        tiles = [f"{int(tile[0]) + k}{tile[1]}" for k in range(3)]
+        kind = "chow"
+    else:
+        tiles, kind = [tile] * 3, "pung"
+    if any(deck.count(t) < tiles.count(t) for t in tiles):
+        return None
+    for t in tiles:
+        deck.remove(t)
+    return kind, tiles
+
+
 def table_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     """Four seats round a square: hands standing, walls of face-down stacks, discard
     ponds, exposed melds; or (sometimes) a set spread face up in a grid."""
@@ -232,7 +248,6 @@ def table_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     wall_half = 9.5 * size.w
     for seat in range(4):
         yaw = seat * np.pi / 2  # seat 0 sits at -y and faces +y
-        origin = np.zeros(3)
         local: list[PlacedTile] = []
         # The wall in front of the seat: up to 18 stacks of two, face down, some taken.
         stacks = int(rng.integers(0, 19))
@@ -260,22 +275,19 @@ def table_layout(rng: np.random.Generator, size: TileSize) -> Layout:
         # Exposed melds flat, between the hand and the wall, right of centre.
         x = x_end - size.w * 3 * n_melds
         for _ in range(n_melds):
-            g = Group(len(groups), "pung", False)
-            groups.append(g)
-            tile = draw()
-            if deck.count(tile) < 2 or tile in FLOWERS:  # not enough copies left: skip it
-                deck.insert(0, tile)
-                groups.pop()
+            meld = _take_meld(rng, deck)
+            if meld is None:
                 continue
-            deck.remove(tile)
-            deck.remove(tile)
+            kind, meld_tiles = meld
+            g = Group(len(groups), kind, concealed=False)
+            groups.append(g)
             claimed = int(rng.integers(3))
-            row = [_Item(tile, True, k == claimed, "meld", g.id) for k in range(3)]
+            row = [_Item(t, True, k == claimed, "meld", g.id) for k, t in enumerate(meld_tiles)]
             placed, x = _row(row, x, hand_y + size.d + 2, size, gap, False)
             local += placed
             x += size.w * 0.5
-        tiles += [PlacedTile(t.true_code, _transform(t.pose, yaw, origin), t.face_up, t.role,
-                             t.group) for t in local]
+        tiles += [PlacedTile(t.true_code, _rotate_about_z(t.pose, yaw), t.face_up, t.role, t.group)
+                  for t in local]
     view = View(float(rng.uniform(0, 360)), 180.0, (25.0, 80.0), (0.7, 1.15), (1.0, 2.5))
     return Layout("table", tiles, groups, view)
 
