@@ -98,6 +98,8 @@ def _rotation(up: np.ndarray) -> int:
 
 
 def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, height: int) -> Sample:
+    """One photo of layout `kind` drawn with `atlas`, its labels and ground truth; every
+    random choice comes from `rng`, so the same generator state gives the same sample."""
     size = random_tile_size(rng)
     layout = LAYOUTS[kind](rng, size)
     restrict_to_atlas(rng, layout, atlas)
@@ -118,7 +120,8 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
         else:
             names.append(BACK)
 
-    tile_px = float(np.median(np.sqrt(r.body_areas[r.body_areas > 0]))) if n else 10.0
+    shown = r.body_areas[r.body_areas > 0]
+    tile_px = float(np.median(np.sqrt(shown))) if len(shown) else 10.0
     if rng.random() < 0.15:
         before = counts.copy()
         hand_occluder(rng, image, ids, tile_px)
