@@ -231,3 +231,17 @@ def test_debian_source_without_atlas_says_how_to_get_it(tmp_path):
     with pytest.raises(art.ArtError) as e:
         art.load_atlas("gnome-smooth", tmp_path)
     assert e.value.code == "atlas_missing" and "fetch_art.py" in str(e.value)
+
+
+def test_resume_keeps_finished_images_and_completes_the_rest(tmp_path, cache):
+    full = tmp_path / "full"
+    generate(_config(full, cache), progress=False)
+    part = tmp_path / "part"
+    generate(_config(part, cache, count=3), progress=False)
+    marker = next(part.glob("images/*/*.jpg"))
+    marker.write_bytes(b"kept")  # a finished image must not be rendered again
+    generate(_config(part, cache, resume=True), progress=False)
+    got, want = _digest(part), _digest(full)
+    key = marker.relative_to(part).as_posix()
+    assert got.pop(key) != want.pop(key)
+    assert got == want

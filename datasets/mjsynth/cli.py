@@ -30,6 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--imgsz", type=int, default=640, help="long side of each image")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--cache", type=Path, default=CACHE_DIR, help="art cache folder")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the images an interrupted run with the same arguments wrote")
 
 
 def _fail(code: str, message: str) -> int:
@@ -45,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         return _fail("bad_argument", "need --count >= 1, --imgsz >= 64, --workers >= 1, "
                      "0 <= --val-fraction <= 1 (1: a test set, all validation)")
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
-                         args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache)
+                         args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
+                         args.resume)
     try:
         summary = generate(config)
     except ArtError as e:

@@ -33,6 +33,7 @@ class SynthConfig:
     imgsz: int = 640
     workers: int = 1
     cache: Path = CACHE_DIR
+    resume: bool = False  # keep images already written by an interrupted run (same arguments)
 
 
 def resolve_sources(config: SynthConfig) -> list[str]:
@@ -83,6 +84,13 @@ def render_one(config: SynthConfig, sources: list[str], index: int) -> tuple[str
 
     from .scene import make_sample, yolo_lines
 
+    split = "val" if is_val(index, config.val_fraction) else "train"
+    stem = f"{config.seed}_{index:07d}"
+    out = config.out
+    meta_path = out / "meta" / split / f"{stem}.json"
+    label_path = out / "labels" / split / f"{stem}.txt"
+    if config.resume and meta_path.is_file():  # the meta file is written last, atomically
+        return stem, len(label_path.read_text().splitlines())
     rng = np.random.default_rng([config.seed, index])
     source = sources[rng.integers(len(sources))]
     kinds = list(config.layouts)
@@ -90,15 +98,14 @@ def render_one(config: SynthConfig, sources: list[str], index: int) -> tuple[str
     kind = kinds[rng.choice(len(kinds), p=weights / weights.sum())]
     width, height = image_size(rng, config.imgsz, kind)
     sample = make_sample(rng, _ATLASES[source], kind, width, height)
-    split = "val" if is_val(index, config.val_fraction) else "train"
-    stem = f"{config.seed}_{index:07d}"
-    out = config.out
     ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
                            [cv2.IMWRITE_JPEG_QUALITY, JPEG_QUALITY])
     (out / "images" / split / f"{stem}.jpg").write_bytes(buf.tobytes())
     lines = yolo_lines(sample)
-    (out / "labels" / split / f"{stem}.txt").write_text("".join(line + "\n" for line in lines))
-    (out / "meta" / split / f"{stem}.json").write_text(json.dumps(sample.meta, separators=(",", ":")))
+    label_path.write_text("".join(line + "\n" for line in lines))
+    tmp = meta_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(sample.meta, separators=(",", ":")))
+    tmp.replace(meta_path)
     return stem, len(lines)
 
 
@@ -136,7 +143,7 @@ def generate(config: SynthConfig, progress: bool = True) -> dict:
         for _, n in tqdm(map(_render_star, jobs), **bar):
             labels += n
     summary = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()
-                          if k not in ("workers", "cache")},
+                          if k not in ("workers", "cache", "resume")},
                "sources": sources, "images": config.count, "labels": labels,
                "val_images": sum(is_val(i, config.val_fraction) for i in range(config.count))}
     (config.out / "data.yaml").write_text(data_yaml())
