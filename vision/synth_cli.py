@@ -25,6 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     generator = _generator()
     if generator is not None:
         generator.add_arguments(parser)
+    else:  # accept anything, so run() can say why there is nothing to run
+        parser.add_argument("ignored", nargs=argparse.REMAINDER)
 
 
 def run(args: argparse.Namespace) -> int:
