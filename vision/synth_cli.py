@@ -10,6 +10,8 @@ from pathlib import Path
 
 HELP = "render a synthetic YOLO dataset of mahjong tiles (source checkout only)"
 _DATASETS = Path(__file__).resolve().parents[1] / "datasets"
+_UNAVAILABLE = ("error[synth_unavailable]: the scene generator is in the repository's "
+                "datasets/ folder; run `mjlens synth` from a source checkout")
 
 
 def _generator():
@@ -23,16 +25,11 @@ def _generator():
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     generator = _generator()
-    if generator is not None:
-        generator.add_arguments(parser)
-    else:  # accept anything, so run() can say why there is nothing to run
-        parser.add_argument("ignored", nargs=argparse.REMAINDER)
+    if generator is None:  # only called when `synth` was chosen: stop before parsing
+        print(_UNAVAILABLE, file=sys.stderr)
+        raise SystemExit(2)
+    generator.add_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    generator = _generator()
-    if generator is None:
-        print("error[synth_unavailable]: the scene generator is in the repository's datasets/ "
-              "folder; run `mjlens synth` from a source checkout", file=sys.stderr)
-        return 2
-    return generator.run(args)
+    return _generator().run(args)
