@@ -37,7 +37,7 @@ SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
 MAX_HAND_TILES = 18  # four kongs and a pair: the most tiles one hand can have (flowers aside)
-BOX_FULL_COVER = 0.8  # a grouping box's fourth tile must lie this far inside (else it is a neighbour)
+BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 
 
 @dataclass(frozen=True)
@@ -112,18 +112,21 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     melds: list[MeldLayout] = []
     row_segments: list[tuple[_Row, list[list[int]]]] = []
     rows = [_order_row(tiles, members) for members in hand_rows]
-    box_of = _box_runs(tiles, rows, group_boxes, warnings)
     # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
     # wide box in the concealed row (a tile seen from its side) must not make a meld.
     use_sideways = not any(b.code == MELD_EXPOSED for b in group_boxes)
+    boxed: set[int] = set()
+    for box, run, direction in _box_runs(tiles, rows, group_boxes, warnings):
+        melds.append(_segment_meld(tiles, run, direction, box, use_sideways))
+        boxed.update(run)
     for row in rows:
         kept = []
-        for start, end in _runs([box_of.get(i) for i in row.members]):
+        for start, end in _runs([i in boxed for i in row.members]):
             piece = row.members[start:end]
-            box = group_boxes[box_of[piece[0]]] if piece[0] in box_of else None
-            pieces = [piece] if box is not None else _segments(tiles, _Row(piece, row.direction))
-            for seg in pieces:
-                meld = _segment_meld(tiles, seg, row.direction, box, use_sideways)
+            if piece[0] in boxed:
+                continue
+            for seg in _segments(tiles, _Row(piece, row.direction)):
+                meld = _segment_meld(tiles, seg, row.direction, None, use_sideways)
                 if meld is not None:
                     melds.append(meld)
                 else:
@@ -288,18 +291,20 @@ def _hand_region(
 
 def _box_runs(
     tiles: Sequence[Detection], rows: list[_Row], group_boxes: list[Detection], warnings: list[str]
-) -> dict[int, int]:
-    """Which tiles each grouping box holds: tile index -> box index.
+) -> list[tuple[Detection, list[int], tuple[float, float]]]:
+    """The tiles each grouping box holds, with the direction of their row.
 
     A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that
     contains its centre (the one covering most of it). Boxes are axis-aligned, so a tilted meld's
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
-    its least-covered end tiles, a fourth tile must lie well inside, and of the runs a box takes
-    in several rows only the best-covered one counts.
+    its least-covered end tiles, a meld box's fourth tile must lie well inside, and of the runs a
+    box takes in several rows only the best-covered one counts. A lone tile well inside the box
+    (one cut off by the photo's edge, which no row reaches) completes a run short of four.
     """
-    best: dict[int, tuple[float, list[int]]] = {}
     if not group_boxes:
-        return {}
+        return []
+    best: dict[int, tuple[float, list[int], tuple[float, float]]] = {}
+    lone: dict[int, list[int]] = {}
     for row in rows:
         owner: list[int | None] = []
         cover: list[float] = []
@@ -310,22 +315,30 @@ def _box_runs(
             b = max(range(len(fractions)), key=fractions.__getitem__)
             owner.append(b if fractions[b] > 0 else None)
             cover.append(fractions[b])
+        if len(row.members) == 1 and owner[0] is not None and cover[0] >= BOX_FULL_COVER:
+            lone.setdefault(owner[0], []).append(row.members[0])
         for lo, hi in _runs(owner):
             b = owner[lo]
             if b is None:
                 continue
-            while hi - lo > 4 or (hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER):
+            exposed = group_boxes[b].code == MELD_EXPOSED  # 3 or 4 tiles; a concealed kong has 4
+            while hi - lo > 4 or (exposed and hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER):
                 if cover[lo] < cover[hi - 1]:
                     lo += 1
                 else:
                     hi -= 1
             total = sum(cover[lo:hi])
             if hi - lo >= 3 and (b not in best or total > best[b][0]):
-                best[b] = (total, row.members[lo:hi])
+                best[b] = (total, row.members[lo:hi], row.direction)
+    runs = []
     for b, box in enumerate(group_boxes):
         if b not in best:
             warnings.append(f"a {box.code} box holds no run of 3-4 tiles; ignored it")
-    return {i: b for b, (_, run) in best.items() for i in run}
+            continue
+        _, run, direction = best[b]
+        extra = lone.get(b, [])[: 4 - len(run)]
+        runs.append((box, sorted(run + extra, key=lambda i: tiles[i].center[0]), direction))
+    return runs
 
 
 def _runs(values: list) -> list[tuple[int, int]]:
