@@ -25,6 +25,7 @@ MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is n
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
+FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
 
 
 @dataclass(frozen=True)
@@ -85,10 +86,11 @@ def read_hand(
     best: Reading | None = None
     runner_up: Reading | None = None
     first: Reading | None = None
+    top = build((0,) * len(lists))[1]
     for tried, vector in enumerate(_k_best(lists)):
-        if tried >= MAX_TRIED:
-            break
         codes, prob = build(vector)
+        if tried >= MAX_TRIED or prob < FARTHEST * top:
+            break
         if not _kongs_agree(layout, codes):
             continue
         if best is not None and prob < CLOSE_RUNNER_UP * best.probability:
