@@ -13,8 +13,7 @@ Public API:
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
+import marshal
 from typing import Any
 
 from .errors import ERROR_CODES, ScoringError
@@ -40,46 +39,34 @@ def score(hand: Hand, context: WinContext | None = None, rules: str = "mcr", opt
 def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dict:
     """Score a JSON hand; malformed input gives {"ok": false, "error": {...}}, never an exception.
 
-    Footage scores the same hand on many frames, so results are remembered by the hand's JSON
-    text: a repeated hand costs a JSON encode and decode."""
+    Footage scores the same hand on many frames, so results are remembered by the exact input.
+    Both the key and the result are kept in `marshal` form (the standard library's fast encoding
+    of plain data): each caller gets a fresh dict to change freely, the key tells a list from a
+    tuple and true from 1 (which validation treats differently), and the cache holds bytes the
+    garbage collector never scans (thousands of cached dicts and lists made its full passes the
+    costliest part of scoring a new hand)."""
     try:
-        hand_text = json.dumps(obj, sort_keys=True)
-        options_text = json.dumps(options, sort_keys=True)
-    except (TypeError, ValueError):  # not JSON data at all: let the reader name the problem
+        key = marshal.dumps((obj, rules, options))
+    except ValueError:  # not plain data at all: let the reader name the problem
         return _score_json(obj, rules, options)
-    if not isinstance(rules, str):
-        return _score_json(obj, rules, options)
-    return _fresh_copy(_score_json_memo(hand_text, rules, options_text))
+    data = _RESULTS.get(key)
+    if data is not None:
+        return marshal.loads(data)
+    out = _score_json(obj, rules, options)
+    if len(_RESULTS) >= RESULT_CACHE_SIZE:
+        del _RESULTS[next(iter(_RESULTS))]  # the oldest entry
+    _RESULTS[key] = marshal.dumps(out)
+    return out
 
 
-@lru_cache(maxsize=8192)
-def _score_json_memo(hand_text: str, rules: str, options_text: str) -> dict:
-    return _score_json(json.loads(hand_text), rules, json.loads(options_text))
-
-
-def _clone(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
-
-
-def _fresh_copy(out: dict) -> dict:
-    """A copy of a remembered JSON result that the caller may change freely (strings shared)."""
-    if not out["ok"]:
-        return {"ok": False, "error": dict(out["error"])}
-    copy = dict(out)
-    copy["fans"] = [dict(f, tiles=list(f["tiles"]), groups=[list(g) for g in f["groups"]]) for f in out["fans"]]
-    copy["payments"] = dict(out["payments"])
-    copy["breakdown"] = _clone(out["breakdown"])
-    copy["sets"] = [list(s) for s in out["sets"]]
-    return copy
+RESULT_CACHE_SIZE = 8192
+_RESULTS: dict[bytes, bytes] = {}
 
 
 def _score_json(obj: Any, rules: Any, options: Any) -> dict:
     try:
         hand, ctx = hand_from_json(obj)
-        return score(hand, ctx, rules, options).to_json()
+        # score_json keeps its own cache, so the rule set's cache of Result objects is skipped
+        return get_ruleset(rules).score_uncached(hand, ctx, options).to_json()
     except ScoringError as e:
         return e.to_json()

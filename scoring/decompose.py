@@ -239,7 +239,6 @@ def decompositions(hand: Hand) -> list[Decomposition]:
     return list(_decompositions(hand.concealed, hand.melds, hand.winning_tile))
 
 
-@lru_cache(maxsize=65536)
 def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning: str) -> tuple[Decomposition, ...]:
     counts = [0] * T.PLAYING_TILES
     for c in concealed:
@@ -259,24 +258,22 @@ def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning
     return tuple(result)
 
 
-def _completes(counts: list[int], n_melds: int, special: bool) -> bool:
-    """Whether the standing tiles form a winning shape other than seven pairs; `special` says
-    whether 十三幺, 全不靠 or 组合龙 are in reach at all (see _special_in_reach)."""
-    if _regular_fit(counts):
-        return True
-    return special and bool(_standing_readings(tuple(counts), n_melds))
+def _completes(counts: list[int], n_melds: int) -> bool:
+    """Whether the standing tiles form a winning shape other than seven pairs."""
+    return _regular_fit(counts) or bool(_standing_readings(tuple(counts), n_melds))
 
 
-def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
+def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = (), dead: bool = False) -> list[str]:
     """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
-    already holds four times, melds included, is not a wait: no copy is left to win on."""
-    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES)]
+    already holds four times, melds included, is a dead wait: no copy is left to win on, so it is
+    left out unless `dead` is true."""
+    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES, dead)]
 
 
-def wait_count(hand: Hand, limit: int = T.PLAYING_TILES) -> int:
+def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> int:
     """How many different tiles the hand waited on before its winning tile, counting at most
-    `limit` (enough to tell a single wait from several)."""
-    return len(_wait_indices(*_wait_input(hand.concealed, hand.melds), limit))
+    `limit` (enough to tell a single wait from several); dead waits only when `dead` is true."""
+    return len(_wait_indices(*_wait_input(hand.concealed, hand.melds), limit, dead))
 
 
 def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
@@ -290,25 +287,73 @@ def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
     return tuple(counts), len(melds), tuple(held)
 
 
-@lru_cache(maxsize=65536)
-def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], limit: int) -> tuple[int, ...]:
+def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], limit: int,
+                  dead: bool) -> tuple[int, ...]:
     """The first `limit` waits of the standing counts, in tile order; `held` includes melds."""
-    out: list[int] = []
-    base = list(counts)
-    special = _special_in_reach(counts, n_melds)
     # seven pairs: six pairs and a lone tile wait on that tile
     odd = [i for i, n in enumerate(counts) if n % 2]
     pairs_wait = odd[0] if n_melds == 0 and len(odd) == 1 else -1
-    for i in range(T.PLAYING_TILES) if special else _near(counts):
-        if held[i] >= 4:
-            continue
-        base[i] += 1
-        if i == pairs_wait or _completes(base, n_melds, special):
-            out.append(i)
-            if len(out) >= limit:
-                break
-        base[i] -= 1
-    return tuple(out)
+    if _special_in_reach(counts, n_melds):  # rare: try every tile against every shape
+        base = list(counts)
+        found = []
+        for i in range(T.PLAYING_TILES):
+            base[i] += 1
+            if i == pairs_wait or _completes(base, n_melds):
+                found.append(i)
+            base[i] -= 1
+    else:
+        found = sorted(_regular_waits(counts) | ({pairs_wait} if pairs_wait >= 0 else set()))
+    return tuple(i for i in found if dead or held[i] < 4)[:limit]
+
+
+def _regular_waits(counts: tuple[int, ...]) -> set[int]:
+    """Tiles that make the standing counts sets (as many as the melds leave) and a pair.  Sets
+    never cross suits, so each suit's answer is looked up (_suit_waits) and the parts combined:
+    the new tile's suit must complete, every other part must already split, and exactly one part
+    holds the pair."""
+    honours = counts[T.NUMBER_TILES:]
+    suits = [_suit_waits(counts[9 * k:9 * k + 9]) for k in range(3)]
+    out: set[int] = set()
+    # an honour wait: afterwards every honour is 0, 2 or 3 copies, with one pair at most
+    for h, n in enumerate(honours):
+        if n in (1, 2):
+            after = honours[:h] + (n + 1,) + honours[h + 1:]
+            pairs = after.count(2)
+            if pairs <= 1 and all(m in (0, 2, 3) for m in after) and _suits_split(suits, -1, pairs == 0):
+                out.add(T.NUMBER_TILES + h)
+    # a number wait: the honours already split, with the pair or without it
+    if all(n in (0, 2, 3) for n in honours) and honours.count(2) <= 1:
+        honour_pair = 2 in honours
+        for k, (_, _, sets_only, with_pair) in enumerate(suits):
+            others_sets = _suits_split(suits, k, False)
+            if honour_pair:
+                ranks = sets_only if others_sets else ()
+            else:
+                ranks = (with_pair if others_sets else ()) + (sets_only if _suits_split(suits, k, True) else ())
+            out.update(9 * k + r for r in ranks)
+    return out
+
+
+def _suits_split(suits: list[tuple], skip: int, one_pair: bool) -> bool:
+    """Whether the suits other than `skip` split into sets, exactly one of them with the pair
+    when `one_pair` (suits as _suit_waits gives them)."""
+    others = [k for k in range(3) if k != skip]
+    if not one_pair:
+        return all(suits[k][0] for k in others)
+    return any(suits[p][1] and all(suits[k][0] for k in others if k != p) for p in others)
+
+
+@lru_cache(maxsize=None)
+def _suit_waits(counts: tuple[int, ...]) -> tuple[bool, bool, tuple[int, ...], tuple[int, ...]]:
+    """One suit's standing counts: (they split into sets, they split into sets and a pair, the
+    ranks (0-8) whose tile makes them sets, the ranks whose tile makes them sets and a pair)."""
+    grown = [tuple(n + (k == r) for k, n in enumerate(counts)) for r in range(9)]
+    return (
+        bool(_suit_splits(counts, False)),
+        bool(_suit_splits(counts, True)),
+        tuple(r for r in range(9) if _suit_splits(grown[r], False)),
+        tuple(r for r in range(9) if _suit_splits(grown[r], True)),
+    )
 
 
 def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
@@ -319,17 +364,3 @@ def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
     if n_melds == 0 and (max(counts) == 1 or all(counts[i] == 0 for i in range(T.NUMBER_TILES) if not T.is_terminal(i))):
         return True
     return any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
-
-
-def _near(counts: tuple[int, ...]) -> list[int]:
-    """Tiles that can complete a regular shape: held tiles and number tiles within two ranks of
-    a held one, in order."""
-    near = set()
-    for i, n in enumerate(counts):
-        if n:
-            if i < T.NUMBER_TILES:
-                low = i - i % 9
-                near.update(range(max(low, i - 2), min(low + 8, i + 2) + 1))
-            else:
-                near.add(i)
-    return sorted(near)

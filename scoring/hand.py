@@ -18,7 +18,6 @@ between the two (flags against tiles) is `check_consistent`.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field
 
 from . import tiles as T
@@ -38,6 +37,18 @@ def _playing_tile(code: str, where: str) -> int:
     return i
 
 
+def _playing_indices(codes: tuple[str, ...], where: str) -> list[int]:
+    """Indices of tiles that may stand in a hand.  Valid input costs one dict lookup a tile; any
+    problem is then named by _playing_tile."""
+    try:
+        return [_PLAYING_INDEX[c] for c in codes]
+    except (KeyError, TypeError):
+        return [_playing_tile(c, where) for c in codes]
+
+
+_PLAYING_INDEX = {c: i for c, i in T.INDEX.items() if not T.is_flower(i)}
+
+
 @dataclass(frozen=True)
 class Meld:
     """A declared chow, pung or kong. `claimed` optionally names the tile taken from a discard."""
@@ -51,12 +62,12 @@ class Meld:
     def __post_init__(self) -> None:
         if self.kind not in MELD_KINDS:
             raise ScoringError("bad_meld", f"meld kind {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
-        if self.kind == "chow":
-            for c in self.tiles:
+        if self.kind == "chow" and not all(c in _PLAYING_INDEX for c in self.tiles):
+            for c in self.tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
                 m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
                 if m and not 1 <= int(m.group(1)) <= 9:
                     raise ScoringError("bad_meld", f"chow {'-'.join(self.tiles)}: ranks run 1-9, there is no {c}")
-        idx = sorted(_playing_tile(c, f"a {self.kind}") for c in self.tiles)
+        idx = sorted(_playing_indices(self.tiles, f"a {self.kind}"))
         object.__setattr__(self, "tiles", tuple(T.code(i) for i in idx))
         object.__setattr__(self, "first", idx[0] if idx else -1)
         shown = " ".join(self.tiles)
@@ -111,8 +122,8 @@ class Hand:
     flowers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        conc = sorted(_playing_tile(c, "the concealed tiles") for c in self.concealed)
-        win = _playing_tile(self.winning_tile, "the winning tile")
+        conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
+        _playing_tile(self.winning_tile, "the winning tile")
         for m in self.melds:
             if not isinstance(m, Meld):
                 raise TypeError("Hand.melds holds Meld objects")
@@ -120,9 +131,9 @@ class Hand:
         for i in flw:
             if not T.is_flower(i):
                 raise ScoringError("unknown_tile", f"{T.code(i)} in the flowers list is not a flower (1f-8f)")
-        object.__setattr__(self, "concealed", tuple(T.code(i) for i in conc))
+        object.__setattr__(self, "concealed", tuple(T.TILE_CODES[i] for i in conc))
         object.__setattr__(self, "melds", tuple(self.melds))
-        object.__setattr__(self, "flowers", tuple(T.code(i) for i in flw))
+        object.__setattr__(self, "flowers", tuple(T.TILE_CODES[i] for i in flw))
         size = 3 * len(self.melds) + len(conc)
         if size != 13:
             raise ScoringError(
@@ -130,16 +141,14 @@ class Hand:
                 f"{len(conc)} concealed tiles and {len(self.melds)} meld(s) make {size + 1} tiles with "
                 f"the winning tile; a hand has 14 (each meld, kong included, counts as 3)",
             )
-        counts = Counter(conc)
-        counts[win] += 1
-        for m in self.melds:
-            counts.update(T.INDEX[c] for c in m.tiles)
-        for i, n in counts.items():
-            if n > 4:
-                raise ScoringError("too_many_copies", f"{n} copies of {T.code(i)}: a set has only 4")
-        for i, n in Counter(flw).items():
-            if n > 1:
-                raise ScoringError("too_many_copies", f"flower {T.code(i)} appears {n} times: there is one of each")
+        counts = self.tile_counts()
+        most = max(counts)
+        if most > 4:
+            raise ScoringError("too_many_copies", f"{most} copies of {T.code(counts.index(most))}: a set has only 4")
+        if len(set(flw)) < len(flw):
+            twice = next(i for i in flw if flw.count(i) > 1)
+            raise ScoringError("too_many_copies",
+                               f"flower {T.code(twice)} appears {flw.count(twice)} times: there is one of each")
 
     def tile_counts(self) -> list[int]:
         """Copies of each of the 34 playing tiles in the whole hand (melds and winning tile included)."""

@@ -95,6 +95,10 @@ class RuleSet:
     def score(self, hand: Hand, context: WinContext, options: Any = None) -> Result:
         return self._cached(hand, context, self.make_options(options))  # type: ignore[attr-defined]
 
+    def score_uncached(self, hand: Hand, context: WinContext, options: Any = None) -> Result:
+        """`score` without the cache, for callers that keep their own."""
+        return self._score_uncached(hand, context, self.make_options(options))
+
     def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
         check_consistent(hand, context)
         return self.evaluate(hand, context, options)

@@ -54,6 +54,15 @@ SEVEN_PAIRS = "seven_pairs"
 KNITTED = "knitted_straight"
 GREEN = frozenset({19, 20, 21, 23, 25, 32})  # 23468s and 發
 REVERSIBLE = frozenset({9, 10, 11, 12, 13, 16, 17, 19, 21, 22, 23, 25, 26, 31})  # 1234589p 245689s 白
+TERMINALS = frozenset(i for i in range(T.NUMBER_TILES) if T.is_terminal(i))
+# Hand tags (scorer._hand_tags) saying that every tile of the hand is in one of these sets, or that
+# every rank lies in a range (no honours): the whole-hand tile fans need theirs in NEEDS.
+ONLY_TAGS = {
+    "only_green": GREEN, "only_reversible": REVERSIBLE, "only_terminals": TERMINALS,
+    "only_terminals_honours": TERMINALS | frozenset(range(T.NUMBER_TILES, T.PLAYING_TILES)),
+}
+RANK_TAGS = {"ranks_7_9": (7, 9), "ranks_4_6": (4, 6), "ranks_1_3": (1, 3), "ranks_6_9": (6, 9),
+             "ranks_1_4": (1, 4), "ranks_2_8": (2, 8)}
 # The 1998 text defines these by sets (刻子/顺子 + 将), so its strict reading bars seven pairs.
 SET_BASED_TILE_FANS = frozenset({
     "all_honours", "all_terminals", "all_terminals_and_honours", "all_green",
@@ -104,7 +113,7 @@ class Reading:
         if self.form in (KNITTED, "honours_knitted"):
             tags.add("knitted")
         n = len(self.chows)
-        tags.update(("chow", "chows2", "chows3", "chows4")[:n])
+        tags.update(("chow", "chows2", "chows3", "chows4")[:n] if n else ("no_chow",))
         n = len(self.number_pungs)
         tags.update(("number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n])
         if self.pungs:
@@ -326,7 +335,7 @@ def _big_three_dragons(r, s):
     return (Hit(dragons),) if len(dragons) == 3 else NONE
 
 
-@fan("all_green", "绿一色", "All Green", 88, needs=("whole_hand",), excludes=("half_flush",),
+@fan("all_green", "绿一色", "All Green", 88, needs=("whole_hand", "only_green"), excludes=("half_flush",),
      note="23468s and 發 only; without 發 it adds 清一色")
 def _all_green(r, s):
     return (r.whole(),) if whole_hand(r, s, "all_green") and _only(s, GREEN) else NONE
@@ -371,7 +380,7 @@ def _thirteen_orphans(r, s):
 # 64
 
 
-@fan("all_terminals", "清幺九", "All Terminals", 64, needs=("whole_hand", "no_honours"),
+@fan("all_terminals", "清幺九", "All Terminals", 64, needs=("whole_hand", "only_terminals"),
      excludes=("all_pungs", "outside_hand", "all_terminals_and_honours", "double_pung", "no_honours",
                "pung_of_terminals_or_honours"))
 def _all_terminals(r, s):
@@ -393,7 +402,7 @@ def _little_three_dragons(r, s):
     return (Hit((*dragons, pair)),) if len(dragons) == 2 and pair >= 0 else NONE
 
 
-@fan("all_honours", "字一色", "All Honours", 64, needs=("whole_hand", "honours"),
+@fan("all_honours", "字一色", "All Honours", 64, needs=("whole_hand", "suits0"),
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_honours(r, s):
     ok = whole_hand(r, s, "all_honours") and not s.facts["suits"]
@@ -452,7 +461,7 @@ def _three_kongs(r, s):
     return _series(r, "three_kongs")
 
 
-@fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32, needs=("whole_hand", "honours"),
+@fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32, needs=("whole_hand", "honours", "only_terminals_honours"),
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_terminals_and_honours(r, s):
     present = s.facts["present"]
@@ -478,7 +487,7 @@ def _greater_honours_and_knitted(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("all_even_pungs", "全双刻", "All Even Pungs", 24, needs=("regular", "no_honours"), excludes=("all_pungs", "all_simples", "no_honours"))
+@fan("all_even_pungs", "全双刻", "All Even Pungs", 24, needs=("regular", "no_honours", "no_chow"), excludes=("all_pungs", "all_simples", "no_honours"))
 def _all_even_pungs(r, s):
     ok = r.form == REGULAR and not r.chows and all(
         u.tile < T.NUMBER_TILES and u.tile % 9 % 2 == 1 for u in r.units
@@ -486,7 +495,7 @@ def _all_even_pungs(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("full_flush", "清一色", "Full Flush", 24, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
+@fan("full_flush", "清一色", "Full Flush", 24, needs=("whole_hand", "no_honours", "suits1"), excludes=("no_honours",))
 def _full_flush(r, s):
     ok = whole_hand(r, s) and len(s.facts["suits"]) == 1 and not s.facts["honours"]
     return (r.whole(),) if ok else NONE
@@ -504,17 +513,17 @@ def _pure_shifted_pungs(pungs):
     return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _one_suit(g) and _shifted(g, 1))
 
 
-@fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("upper_four", "no_honours"))
+@fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "ranks_7_9"), excludes=("upper_four", "no_honours"))
 def _upper_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "upper_tiles") and _ranks_within(s, 7, 9) else NONE
 
 
-@fan("middle_tiles", "全中", "Middle Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("all_simples", "no_honours"))
+@fan("middle_tiles", "全中", "Middle Tiles", 24, needs=("whole_hand", "ranks_4_6"), excludes=("all_simples", "no_honours"))
 def _middle_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "middle_tiles") and _ranks_within(s, 4, 6) else NONE
 
 
-@fan("lower_tiles", "全小", "Lower Tiles", 24, needs=("whole_hand", "no_honours"), excludes=("lower_four", "no_honours"))
+@fan("lower_tiles", "全小", "Lower Tiles", 24, needs=("whole_hand", "ranks_1_3"), excludes=("lower_four", "no_honours"))
 def _lower_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s, "lower_tiles") and _ranks_within(s, 1, 3) else NONE
 
@@ -592,12 +601,12 @@ def _knitted_straight(r, s):
     return NONE
 
 
-@fan("upper_four", "大于五", "Upper Four", 12, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
+@fan("upper_four", "大于五", "Upper Four", 12, needs=("whole_hand", "ranks_6_9"), excludes=("no_honours",))
 def _upper_four(r, s):
     return (r.whole(),) if whole_hand(r, s, "upper_four") and _ranks_within(s, 6, 9) else NONE
 
 
-@fan("lower_four", "小于五", "Lower Four", 12, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
+@fan("lower_four", "小于五", "Lower Four", 12, needs=("whole_hand", "ranks_1_4"), excludes=("no_honours",))
 def _lower_four(r, s):
     return (r.whole(),) if whole_hand(r, s, "lower_four") and _ranks_within(s, 1, 4) else NONE
 
@@ -619,7 +628,7 @@ def _mixed_straight(chows):
                  if _three_suits(g) and sorted(c[2] for c in g) == [1, 4, 7])
 
 
-@fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, needs=("whole_hand",), excludes=("one_voided_suit",))
+@fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, needs=("whole_hand", "only_reversible"), excludes=("one_voided_suit",))
 def _reversible_tiles(r, s):
     return (r.whole(),) if whole_hand(r, s) and _only(s, REVERSIBLE) else NONE
 
@@ -670,12 +679,12 @@ def _robbing_the_kong(r, s):
 # 6
 
 
-@fan("all_pungs", "碰碰和", "All Pungs", 6, needs=("regular",))
+@fan("all_pungs", "碰碰和", "All Pungs", 6, needs=("regular", "no_chow"))
 def _all_pungs(r, s):
     return (r.whole(),) if r.form == REGULAR and not r.chows else NONE
 
 
-@fan("half_flush", "混一色", "Half Flush", 6, needs=("whole_hand", "honours"))
+@fan("half_flush", "混一色", "Half Flush", 6, needs=("whole_hand", "honours", "suits1"))
 def _half_flush(r, s):
     return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 1 and s.facts["honours"] else NONE
 
@@ -687,7 +696,7 @@ def _mixed_shifted_chows(chows):
                  if _three_suits(g) and _shifted(_by_rank(g), 1))
 
 
-@fan("all_types", "五门齐", "All Types", 6, needs=("honours",))
+@fan("all_types", "五门齐", "All Types", 6, needs=("honours", "suits3"))
 def _all_types(r, s):
     f = s.facts
     ok = r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(f["suits"]) == 3 and f["winds"] and f["dragons"]
@@ -813,7 +822,7 @@ def _concealed_kong(r, s):
     return _series(r, "concealed_kong")
 
 
-@fan("all_simples", "断幺", "All Simples", 2, needs=("whole_hand", "no_honours"), excludes=("no_honours",))
+@fan("all_simples", "断幺", "All Simples", 2, needs=("whole_hand", "ranks_2_8"), excludes=("no_honours",))
 def _all_simples(r, s):
     ok = whole_hand(r, s) and not s.facts["honours"] and s.facts["min_rank"] >= 2 and s.facts["max_rank"] <= 8
     return (r.whole(),) if ok else NONE
@@ -861,7 +870,7 @@ def _melded_kong(r, s):
     return _series(r, "melded_kong")
 
 
-@fan("one_voided_suit", "缺一门", "One Voided Suit", 1, needs=("whole_hand",))
+@fan("one_voided_suit", "缺一门", "One Voided Suit", 1, needs=("whole_hand", "suits2"))
 def _one_voided_suit(r, s):
     return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 2 else NONE
 

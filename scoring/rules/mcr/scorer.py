@@ -19,7 +19,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED, NEEDS, Reading
+from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading
 from .options import MCROptions
 
 ORDER = {f.key: n for n, f in enumerate(FANS)}
@@ -48,13 +48,20 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     return ctx
 
 
-def _hand_tags(hand: Hand, ctx: WinContext, honours: bool, fours: tuple[int, ...], nine_gates: bool) -> frozenset[str]:
+def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> frozenset[str]:
+    """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
+    honours = f["honours"]
     flags = {
-        "honours": honours, "no_honours": not honours, "fours": bool(fours), "nine_gates": nine_gates,
-        "self_drawn": ctx.self_drawn, "discard": not ctx.self_drawn, "concealed": hand.is_concealed,
-        "last_tile": ctx.last_tile, "kong_replacement": ctx.kong_replacement,
+        "honours": honours, "no_honours": not honours, "fours": bool(f["fours"]),
+        "nine_gates": f["nine_gates_shape"], "self_drawn": ctx.self_drawn, "discard": not ctx.self_drawn,
+        "concealed": f["concealed"], "last_tile": ctx.last_tile, "kong_replacement": ctx.kong_replacement,
         "robbing_kong": ctx.robbing_kong, "last_copy": ctx.last_copy, "four_melds": len(hand.melds) == 4,
+        f"suits{len(f['suits'])}": True,
     }
+    for tag, tiles in ONLY_TAGS.items():
+        flags[tag] = f["present"] <= tiles
+    for tag, (low, high) in RANK_TAGS.items():
+        flags[tag] = not honours and low <= f["min_rank"] and f["max_rank"] <= high
     return frozenset(tag for tag, on in flags.items() if on)
 
 
@@ -63,11 +70,8 @@ def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
     present = [i for i in range(T.PLAYING_TILES) if counts[i]]
     numbers = [i for i in present if i < T.NUMBER_TILES]
     ranks = [i % 9 + 1 for i in numbers] or [0]
-    nine_gates = not hand.melds and _nine_gates_shape(hand.concealed)
     honours = len(numbers) < len(present)
-    fours = tuple(i for i in present if counts[i] == 4)
-    return {
-        "hand_tags": _hand_tags(hand, ctx, honours, fours, nine_gates),
+    facts = {
         "present": frozenset(present),
         "min_rank": min(ranks),
         "max_rank": max(ranks),
@@ -76,10 +80,12 @@ def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
         "honours": honours,
         "winds": honours and any(27 <= i <= 30 for i in present),
         "dragons": honours and any(31 <= i <= 33 for i in present),
-        "fours": fours,
-        "nine_gates_shape": nine_gates,
+        "fours": tuple(i for i in present if counts[i] == 4),
+        "nine_gates_shape": not hand.melds and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2),
     }
+    facts["hand_tags"] = _hand_tags(hand, ctx, facts)
+    return facts
 
 
 def _nine_gates_shape(concealed: tuple[str, ...]) -> bool:
