@@ -224,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
         if detector is not None:
-            lines.append(model.row(f"{name}: shipped detector"))
+            lines.append(model.row(f"{name}: detector {detector.model_path.name}"))
         report["sets"][name] = {
             key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
                   "failures": dict(t.failures)}
