@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from vision.detections import BACK
 from vision.pipeline import PhotoResult
 
 CJK_FONTS = (
@@ -78,9 +79,16 @@ def annotate(image: Any, result: PhotoResult):
 
     for i, tile in enumerate(result.tiles):
         colour = COLOURS["uncertain"] if tile.uncertain else COLOURS.get(tile.role, COLOURS["unassigned"])
+        if tile.role == "meld" and result.groups[tile.group].concealed:
+            colour = COLOURS["kong"]
         box = tile.box
         draw.rectangle(box, outline=colour, width=width * (2 if tile.uncertain or tile.role == "winning" else 1))
-        name = tile.code if tile.code == tile.detected else f"{tile.code}?{tile.detected}"
+        if tile.detected == BACK and tile.code != BACK:  # a face-down kong tile shows its kong's code
+            name = f"{tile.code} down"
+        elif tile.code != tile.detected:  # the reader chose another code than the detector's first
+            name = f"{tile.code}?{tile.detected}"
+        else:
+            name = tile.code
         if tile.role == "winning":
             name = f"WIN {name}"
         _label(draw, (box[0], box[1]), name, small, colour, "above")
