@@ -150,7 +150,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     melds.append(MeldLayout(tuple(seg), len(seg) == 4, None, False))
                 else:
                     unassigned.extend(seg)
-        for i, at_left in _beside_row_ends(tiles, concealed, unassigned, concealed_row.direction):
+        loose = [i for i in unassigned if i not in stray]
+        for i, at_left in _beside_row_ends(tiles, concealed, loose, concealed_row.direction):
             unassigned.remove(i)
             if winning is None:  # the set-apart winning tile the row's chain did not reach
                 winning, reversed_view = i, at_left
