@@ -347,12 +347,17 @@ def _suits_split(suits: list[tuple], skip: int, one_pair: bool) -> bool:
 def _suit_waits(counts: tuple[int, ...]) -> tuple[bool, bool, tuple[int, ...], tuple[int, ...]]:
     """One suit's standing counts: (they split into sets, they split into sets and a pair, the
     ranks (0-8) whose tile makes them sets, the ranks whose tile makes them sets and a pair)."""
-    grown = [tuple(n + (k == r) for k, n in enumerate(counts)) for r in range(9)]
+    size = sum(counts)
+    # the tile count says which of the two a grown suit can be; a tile with no held tile within
+    # two ranks joins no set and no pair
+    with_pair = (size + 1) % 3 == 2
+    near = [r for r in range(9) if any(counts[max(r - 2, 0):r + 3])]
+    grown = [r for r in near if _suit_splits(tuple(n + (k == r) for k, n in enumerate(counts)), with_pair)]
     return (
-        bool(_suit_splits(counts, False)),
-        bool(_suit_splits(counts, True)),
-        tuple(r for r in range(9) if _suit_splits(grown[r], False)),
-        tuple(r for r in range(9) if _suit_splits(grown[r], True)),
+        size % 3 == 0 and bool(_suit_splits(counts, False)),
+        size % 3 == 2 and bool(_suit_splits(counts, True)),
+        () if with_pair else tuple(grown),
+        tuple(grown) if with_pair else (),
     )
 
 

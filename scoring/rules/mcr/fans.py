@@ -81,7 +81,7 @@ class Reading:
     suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans."""
 
     __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
-                 "pair", "all", "series", "tags", "_wait")
+                 "chows_shape", "number_pungs_shape", "pair", "all", "series", "tags", "_wait")
 
     def __init__(self, d: Decomposition, s: Situation):
         self.form, self.units, self.winning_unit, self.winning = d
@@ -98,6 +98,9 @@ class Reading:
         self.chows = tuple((i, t // 9, t % 9 + 1) for t, i in chows)
         self.pungs = tuple((i, T.suit(t), T.rank(t)) for t, i in pungs)
         self.number_pungs = tuple(sorted((p for p in self.pungs if p[1] < 3), key=lambda p: p[2]))
+        # the same sets by position instead of unit index, the cache key of their fans (_on_sets)
+        self.chows_shape = tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(self.chows))
+        self.number_pungs_shape = tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(self.number_pungs))
         self.pair = pairs[0] if len(pairs) == 1 else -1
         self.all = tuple(range(len(d.units)))
         self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
@@ -106,33 +109,32 @@ class Reading:
 
     def _tags(self, hand_tags: frozenset[str]) -> frozenset[str]:
         """What this reading offers, matched against each fan's `needs` (NEEDS)."""
-        tags = set(hand_tags)
-        tags.add(self.form)
+        tags = [self.form]
         if self.form in (REGULAR, SEVEN_PAIRS):
-            tags.add("whole_hand")
+            tags.append("whole_hand")
         if self.form in (KNITTED, "honours_knitted"):
-            tags.add("knitted")
+            tags.append("knitted")
         n = len(self.chows)
-        tags.update(("chow", "chows2", "chows3", "chows4")[:n] if n else ("no_chow",))
+        tags += ("chow", "chows2", "chows3", "chows4")[:n] if n else ("no_chow",)
         n = len(self.number_pungs)
-        tags.update(("number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n])
+        tags += ("number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n]
         if self.pungs:
-            tags.add("pung")
+            tags.append("pung")
             honours = [self.units[i].tile for i, suit, _ in self.pungs if suit == 3]
             winds = sum(t <= 30 for t in honours)
             if winds:
-                tags.add("wind_pung")
+                tags.append("wind_pung")
             if winds >= 3:
-                tags.add("winds3")
+                tags.append("winds3")
             if len(honours) > winds:
-                tags.add("dragon_pung")
+                tags.append("dragon_pung")
             if len(honours) - winds >= 2:
-                tags.add("dragons2")
+                tags.append("dragons2")
         if self.series:
-            tags.add("series")
+            tags.append("series")
         if self.units[self.winning_unit].kind in ("pair", "chow"):
-            tags.add("wait_shape")
-        return frozenset(tags)
+            tags.append("wait_shape")
+        return hand_tags.union(tags)
 
     def tile(self, i: int) -> int:
         return self.units[i].tile
@@ -251,33 +253,35 @@ def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
 # Combination helpers: groups are tuples of (unit index, suit, rank), sorted by tile or rank.
 
 
-def on_chows(minimum: int):
-    """Make a predicate of the chows alone ((unit index, suit, rank) sorted by tile), cached on
-    them: hands share chow patterns, so most calls are a lookup."""
+def _on_sets(group: str, minimum: int):
+    """Make a predicate of one group of the reading's sets alone (`group` names a Reading field of
+    (unit index, suit, rank) tuples), cached on their shape: the predicate sees the sets as
+    (position, suit, rank), so every hand with the same sets shares one answer and most calls are
+    a lookup; its hits' positions are turned back into the reading's unit indices."""
 
     def wrap(compute):
         cached = lru_cache(maxsize=65536)(compute)
 
         def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
-            return cached(r.chows) if len(r.chows) >= minimum else NONE
+            sets = getattr(r, group)
+            if len(sets) < minimum:
+                return NONE
+            hits = cached(getattr(r, group + "_shape"))
+            return tuple(Hit(tuple(sets[p][0] for p in hit.units)) for hit in hits) if hits else NONE
 
         return detect
 
     return wrap
+
+
+def on_chows(minimum: int):
+    """A predicate of the chows alone, sorted by tile (see _on_sets)."""
+    return _on_sets("chows", minimum)
 
 
 def on_number_pungs(minimum: int):
-    """Make a predicate of the number-tile pungs and kongs alone (sorted by rank), cached on them."""
-
-    def wrap(compute):
-        cached = lru_cache(maxsize=65536)(compute)
-
-        def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
-            return cached(r.number_pungs) if len(r.number_pungs) >= minimum else NONE
-
-        return detect
-
-    return wrap
+    """A predicate of the number-tile pungs and kongs alone, sorted by rank (see _on_sets)."""
+    return _on_sets("number_pungs", minimum)
 
 
 def _idx(group) -> tuple[int, ...]:
