@@ -1,7 +1,8 @@
 """Build detector-like boxes for hand layouts, for grouping and reading tests without a model.
 
 A row is laid out tile by tile along a direction, with a per-tile scale (perspective), an
-optional bend (arc) and gaps; sideways tiles swap width and height.
+optional bend (arc) and gaps; sideways tiles swap width and height; a tilted row's boxes are the
+axis-aligned bounds of its turned tiles, as a detector reports them.
 """
 
 from __future__ import annotations
@@ -42,12 +43,15 @@ def row_detections(spec: RowSpec) -> list[Detection]:
         lift = spec.bend * u * u
         cx = spec.origin[0] + (along + w / 2) * ca
         cy = spec.origin[1] + spec.tile_h / 2 + (along + w / 2) * sa + lift
-        if k in spec.sideways:
-            cy += (spec.tile_h * s - h) / 2
+        if k in spec.sideways:  # bottom-aligned with its upright neighbours
+            cx -= (spec.tile_h * s - h) / 2 * sa
+            cy += (spec.tile_h * s - h) / 2 * ca
         alternatives = spec.probs.get(k, ((code, 1.0),))
+        # A detector's box is axis-aligned: the bounding box of the tile turned with its row.
+        bw, bh = w * abs(ca) + h * abs(sa), w * abs(sa) + h * abs(ca)
         out.append(
             Detection(
-                box=(cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2),
+                box=(cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2),
                 code=alternatives[0][0],
                 confidence=alternatives[0][1],
                 alternatives=alternatives,

@@ -190,3 +190,35 @@ def test_no_tiles_is_a_clear_error(detections, code):
     with pytest.raises(PhotoError) as err:
         group_tiles(detections)
     assert err.value.code == code and err.value.exit_code == 3
+
+
+def test_steep_rows_with_melds_in_front_stay_apart():
+    # Tilted 25 degrees, the meld row just in front: the boxes of the two rows interleave.
+    concealed = row_detections(RowSpec(CONCEALED_11[:10] + ["5z"], origin=(100, 500), angle_deg=-25, gaps_after={9: 15}))
+    melds = row_detections(
+        RowSpec(["7z", "7z", "7z", "2p", "3p", "4p"], origin=(140, 550), angle_deg=-25, sideways={0, 4}, gaps_after={2: 15})
+    )
+    layout = group_tiles(concealed + melds)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:10]
+    assert layout.tiles[layout.winning].code == "5z"
+    assert _meld_codes(layout) == [(["7z", "7z", "7z"], False), (["2p", "3p", "4p"], False)]
+
+
+def test_a_lone_tile_just_past_the_row_end_is_the_winning_tile():
+    # Standing concealed tiles; the winning tile lies flat a little lower, out of the row's chain.
+    standing = row_detections(RowSpec(CONCEALED_11 + ["5z", "5z"], tile_w=40, tile_h=60))
+    x = standing[-1].box[2] + 12
+    flat = Detection((x, 352, x + 44, 384), "9s", 1.0, (("9s", 1.0),))
+    layout = group_tiles(standing + [flat])
+    assert layout.tiles[layout.winning].code == "9s" and not layout.unassigned
+    assert len(layout.concealed) == 13
+
+
+def test_a_tile_cut_off_by_the_photo_edge_completes_its_kong():
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], origin=(300, 200), gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["back", "back", "back"], origin=(520, 300)))
+    sliver = Detection((kong[-1].box[2] + 1, 300, kong[-1].box[2] + 7, 330), "back", 0.9, (("back", 0.9),))
+    box = group_box(kong + [sliver], "kong_concealed")
+    layout = group_tiles(concealed + kong + [sliver, box])
+    assert _meld_codes(layout) == [(["back"] * 4, True)]
+    assert not layout.unassigned
