@@ -86,10 +86,10 @@ def read_hand(
     best: Reading | None = None
     runner_up: Reading | None = None
     first: Reading | None = None
-    top = build((0,) * len(lists))[1]
+    top_codes, top_prob = build((0,) * len(lists))
     for tried, vector in enumerate(_k_best(lists)):
         codes, prob = build(vector)
-        if tried >= MAX_TRIED or prob < FARTHEST * top:
+        if tried >= MAX_TRIED or prob < FARTHEST * top_prob:
             break
         if not _kongs_agree(layout, codes):
             continue
@@ -106,18 +106,17 @@ def read_hand(
             runner_up = reading
             break
     if first is None:  # every reading had face-up kong tiles that disagree
-        first = _score_reading(layout, build((0,) * len(lists))[0], 0.0, winning_tile, context, rules, options)
+        first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options)
     chosen = best or first
     if layout.winning is None and winning_tile is None:
         warnings.append(
-            f"no tile was set apart as the winning tile; took {chosen.hand['winning_tile']}, "
-            "the tile at the end of the row: give the right one with --winning-tile"
+            f"no tile was set apart as the winning tile; took {chosen.hand['winning_tile']}: "
+            "give the right one with --winning-tile"
         )
-    top = {i: lists[k][0][0] for k, i in enumerate(variables)}
     uncertain = tuple(
         i
         for k, i in enumerate(variables)
-        if chosen.codes[i] != top[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
+        if chosen.codes[i] != top_codes[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
     )
     return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings))
 
