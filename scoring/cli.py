@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import sys
 import unicodedata
 from typing import TextIO
@@ -102,6 +103,31 @@ def format_table(result: Result, hand_text: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the command; a reader that stops early (`... | head -1`) ends it quietly."""
+    try:
+        code = _run(args)
+        sys.stdout.flush()  # a closed pipe shows up here rather than at interpreter exit
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _closed_pipe() -> int:
+    """Stop writing to a pipe whose reader has gone.  Python flushes stdout once more at exit and
+    would print a second BrokenPipeError, so stdout is pointed at the null device first."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout is not a real file (captured in tests): nothing to flush
+        pass
+    return CLOSED_PIPE
+
+
+# 128 + SIGPIPE: the status a shell reports for a writer that a closed pipe stopped
+CLOSED_PIPE = 141
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         options = _options(args.option)
         get_ruleset(args.rules).make_options(options)  # reject bad options before any hand

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import scoring
+from scoring.cli import CLOSED_PIPE
 from scoring.fans import check_fan_table
 
 REPO = Path(__file__).resolve().parents[1]
@@ -176,6 +177,21 @@ def test_jsonl_command():
     assert all(o["ok"] for o in out[:5])
     assert [o["error"]["code"] for o in out[5:]] == ["bad_json", "bad_json", "bad_json"]
     assert out[0]["total"] == sum(f["points"] * f["count"] for f in out[0]["fans"])
+
+
+def test_closed_pipe_ends_the_command_quietly(tmp_path):
+    """`python -m scoring --jsonl < hands | head -1`: no traceback once the reader has gone."""
+    hands = tmp_path / "hands.jsonl"
+    hands.write_text((json.dumps(CASES[0]["hand"]) + "\n") * 5000)
+    with hands.open() as source:
+        proc = subprocess.Popen([sys.executable, "-m", "scoring", "--jsonl"], stdin=source,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+        assert json.loads(proc.stdout.readline())["ok"]
+        proc.stdout.close()  # the reader goes away while thousands of lines are still to come
+        stderr = proc.stderr.read().decode()
+        proc.stderr.close()
+        assert proc.wait(timeout=60) == CLOSED_PIPE
+    assert stderr == ""
 
 
 def test_score_command_table_and_json():
