@@ -1,0 +1,58 @@
+"""Footage end to end on videos assembled from rendered scenes (tests/footage_scenes.py).
+
+The fast test replays the photo pipeline's recorded answers for such a video (so it needs no
+detector); the slow ones run the detector on freshly written videos, locally and with Ray.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.footage_scenes import same_tiles, write_match_video
+from vision.footage import FootageSettings, events_from_readings, process_video, reading_from_photo, run_local
+
+RECORDED = Path(__file__).resolve().parent / "data" / "footage_readings.json"
+EVERY = 0.5
+
+
+def test_recorded_pipeline_readings_give_exactly_one_event_at_the_right_time():
+    recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
+    settings = FootageSettings(every=recorded["every"])
+    readings = [reading_from_photo(s["time"], s["index"], s["photo"], settings.min_confidence)
+                for s in recorded["samples"]]
+    events = events_from_readings("match.mp4", readings, settings)
+    assert len(events) == 1
+    assert same_tiles(events[0].hand, recorded["hand"])
+    assert abs(events[0].time - recorded["appears"]) <= recorded["every"]
+    assert events[0].score["ok"] and events[0].score["winning"]
+
+
+@pytest.mark.slow
+def test_rendered_match_video_gives_one_event_with_an_annotated_frame(tmp_path):
+    video = write_match_video(tmp_path / "match.mp4", seed=1)
+    timeline = process_video(video.path, FootageSettings(every=EVERY), frames_dir=tmp_path / "frames",
+                             progress=False)
+    assert timeline.error is None
+    assert timeline.samples == int(video.duration / EVERY)
+    assert len(timeline.events) == 1
+    event = timeline.events[0]
+    assert same_tiles(event.hand, video.hand)
+    assert abs(event.time - video.appears) <= EVERY
+    assert Path(event.frame).is_file() and Path(event.frame).parent == tmp_path / "frames"
+
+
+@pytest.mark.slow
+def test_ray_engine_gives_the_same_timelines_as_local(tmp_path):
+    pytest.importorskip("ray", reason="the footage extra (ray) is not installed")
+    from vision.footage import run_ray
+
+    paths = [write_match_video(tmp_path / f"match{seed}.mp4", seed=seed).path for seed in (1, 2)]
+    settings = FootageSettings(every=EVERY)
+    local = run_local(paths, settings, progress=False)
+    remote = run_ray(paths, settings, progress=False)
+    assert [[e.to_json() for e in t.events] for t in remote] == [[e.to_json() for e in t.events] for t in local]
+    assert [(t.video, t.samples, t.error) for t in remote] == [(t.video, t.samples, t.error) for t in local]
+    assert sum(len(t.events) for t in local) == 2
