@@ -16,9 +16,9 @@ How fans combine (see scorer.py):
 
 from __future__ import annotations
 
-from itertools import combinations
-
+from collections.abc import Callable
 from functools import lru_cache
+from itertools import combinations
 
 from ... import tiles as T
 from ...decompose import Decomposition
@@ -81,7 +81,7 @@ class Reading:
     suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans."""
 
     __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
-                 "chows_shape", "number_pungs_shape", "pair", "all", "series", "tags", "_wait")
+                 "group_hits", "pair", "all", "series", "tags", "_wait")
 
     def __init__(self, d: Decomposition, s: Situation):
         self.form, self.units, self.winning_unit, self.winning = d
@@ -98,9 +98,12 @@ class Reading:
         self.chows = tuple((i, t // 9, t % 9 + 1) for t, i in chows)
         self.pungs = tuple((i, T.suit(t), T.rank(t)) for t, i in pungs)
         self.number_pungs = tuple(sorted((p for p in self.pungs if p[1] < 3), key=lambda p: p[2]))
-        # the same sets by position instead of unit index, the cache key of their fans (_on_sets)
-        self.chows_shape = tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(self.chows))
-        self.number_pungs_shape = tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(self.number_pungs))
+        # the fans of each group of sets, looked up by the sets' shape (position instead of unit index)
+        self.group_hits = {
+            group: group_hits(group, tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(sets)))
+            if len(sets) >= 2 else {}  # every combination fan joins two sets or more
+            for group, sets in (("chows", self.chows), ("number_pungs", self.number_pungs))
+        }
         self.pair = pairs[0] if len(pairs) == 1 else -1
         self.all = tuple(range(len(d.units)))
         self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
@@ -253,21 +256,38 @@ def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
 # Combination helpers: groups are tuples of (unit index, suit, rank), sorted by tile or rank.
 
 
+# The combination fans that read one group of sets alone, by group (a Reading field of
+# (unit index, suit, rank) tuples): (predicate name, fewest sets it needs, predicate).
+GROUP_FANS: dict[str, list[tuple[str, int, Callable]]] = {"chows": [], "number_pungs": []}
+
+
+@lru_cache(maxsize=65536)
+def group_hits(group: str, shape: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[Hit, ...]]:
+    """Every fan of one group on the sets' shape, (position, suit, rank) each, computed together
+    and cached: every hand with the same sets shares one answer, so most readings need a single
+    lookup.  Hits name positions in the group, not unit indices."""
+    found = {}
+    for name, minimum, compute in GROUP_FANS[group]:
+        if len(shape) >= minimum:
+            hits = compute(shape)
+            if hits:
+                found[name] = hits
+    return found
+
+
 def _on_sets(group: str, minimum: int):
-    """Make a predicate of one group of the reading's sets alone (`group` names a Reading field of
-    (unit index, suit, rank) tuples), cached on their shape: the predicate sees the sets as
-    (position, suit, rank), so every hand with the same sets shares one answer and most calls are
-    a lookup; its hits' positions are turned back into the reading's unit indices."""
+    """Make a predicate of one group of the reading's sets alone (see group_hits); its hits'
+    positions are turned back into the reading's unit indices."""
 
     def wrap(compute):
-        cached = lru_cache(maxsize=65536)(compute)
+        GROUP_FANS[group].append((compute.__name__, minimum, compute))
 
         def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
-            sets = getattr(r, group)
-            if len(sets) < minimum:
+            hits = r.group_hits[group].get(compute.__name__)
+            if not hits:
                 return NONE
-            hits = cached(getattr(r, group + "_shape"))
-            return tuple(Hit(tuple(sets[p][0] for p in hit.units)) for hit in hits) if hits else NONE
+            sets = getattr(r, group)
+            return tuple(Hit(tuple(sets[p][0] for p in hit.units)) for hit in hits)
 
         return detect
 
