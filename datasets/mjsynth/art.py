@@ -32,8 +32,9 @@ FLUFFY_DIR = SHARED_DIR / "data" / "tile-art" / "fluffystuff" / "Regular"
 CAMERASH_DIR = SHARED_DIR / "data" / "tile-crops" / "camerash"
 DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg")
 
-SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "gnome-smooth",
-           "xmahjongg-real", "camerash")
+SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
+           "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
+           "camerash")
 # Sources available without any download: tests and a fresh checkout use these.
 LOCAL_SOURCES = ("fluffystuff", "camerash")
 
@@ -70,6 +71,11 @@ KMAHJONGG_IDS: dict[str, str] = {
     "SEASON_1": "1f", "SEASON_2": "2f", "SEASON_3": "3f", "SEASON_4": "4f",
 }
 
+# The classic set labels its first two flowers Orchid and Plum (checked on its sheet).
+KMAHJONGG_OVERRIDES: dict[str, dict[str, str]] = {
+    "classic": {"FLOWER_1": "6f", "FLOWER_2": "5f"},
+}
+
 # GNOME smooth.png: one strip of 96x132 tiles, by index.
 GNOME_SMOOTH_ORDER: tuple[str, ...] = (
     *(f"{n}p" for n in range(1, 10)),
@@ -89,6 +95,19 @@ XMAHJONGG_GRID: tuple[str | None, ...] = (
     "1f", "2f", "3f", "4f", "4z", "2z", "1z", "3z", None,
     "5f", "6f", "7f", "8f", "6z", "5z", "7z", None, None,
 )
+
+# xmahjongg dorothys.gif / dorwhite.gif (Dorothy's pixel-art sets, ivory and white):
+# 21 x 64x80 cells per row, the first two rows in this order (rows 3-4 repeat them
+# highlighted).
+DOROTHY_ORDER: tuple[str, ...] = (
+    *(f"{n}p" for n in range(1, 10)),
+    "4z", "3z", "2z", "1z", "7z", "6z",
+    *(f"{n}m" for n in range(1, 10)),
+    *(f"{n}s" for n in range(1, 10)),
+    "1f", "2f", "3f", "4f", "5z", "8f", "6f", "5f", "7f",
+)
+DOROTHY_CELL = (64, 80)
+DOROTHY_FACE_BOX = (4, 2, 53, 63)  # the face inside one cell, without the drawn body
 
 CAMERASH_HONOURS = {
     "east": "1z", "south": "2z", "west": "3z", "north": "4z",
@@ -215,7 +234,7 @@ def _kmahjongg_svg(name: str) -> Path:
 def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
     svg = _kmahjongg_svg(name)
     faces: dict[str, list[np.ndarray]] = {}
-    for element_id, code in KMAHJONGG_IDS.items():
+    for element_id, code in {**KMAHJONGG_IDS, **KMAHJONGG_OVERRIDES.get(name, {})}.items():
         symbol = _svg_element_to_rgba(svg, element_id, 2.0)
         faces.setdefault(code, []).append(_to_face(_pad_symbol(symbol, 0.04)))
     return faces, False
@@ -228,19 +247,36 @@ def _debian_file(rel: str) -> Path:
     return path
 
 
+def _gnome_faces(strip: np.ndarray, keep) -> dict[str, list[np.ndarray]]:
+    """Cut the faces of a GNOME theme strip (GNOME_SMOOTH_ORDER) whose codes `keep` allows."""
+    tw, _ = GNOME_TILE
+    x0, y0, x1, y1 = GNOME_FACE_BOX
+    faces: dict[str, list[np.ndarray]] = {}
+    for index, code in enumerate(GNOME_SMOOTH_ORDER):
+        if keep(code):
+            face = strip[y0:y1, index * tw + x0:index * tw + x1].copy()
+            face[:, :, 3] = 255
+            faces.setdefault(code, []).append(_to_face(face))
+    return faces
+
+
 def _build_gnome_smooth() -> tuple[dict[str, list[np.ndarray]], bool]:
     from PIL import Image
 
     strip = np.array(Image.open(_debian_file("usr/share/gnome-mahjongg/themes/smooth.png"))
                      .convert("RGBA"))
-    tw, _ = GNOME_TILE
-    x0, y0, x1, y1 = GNOME_FACE_BOX
-    faces: dict[str, list[np.ndarray]] = {}
-    for index, code in enumerate(GNOME_SMOOTH_ORDER):
-        face = strip[y0:y1, index * tw + x0:index * tw + x1].copy()
-        face[:, :, 3] = 255
-        faces.setdefault(code, []).append(_to_face(face))
-    return faces, True
+    return _gnome_faces(strip, lambda code: True), True
+
+
+def _build_gnome_postmodern() -> tuple[dict[str, list[np.ndarray]], bool]:
+    """The postmodern theme draws White, flowers and seasons as GNOME logos and abstract
+    pictures no real set has, so only its suits, winds, Red and Green are used."""
+    import cairosvg
+
+    svg = _debian_file("usr/share/gnome-mahjongg/themes/postmodern.svg")
+    strip = _decode_png(cairosvg.svg2png(url=str(svg), output_width=GNOME_TILE[0] * 43))
+    return _gnome_faces(strip, lambda code: code[1] in "mps" or code in ("1z", "2z", "3z", "4z",
+                                                                          "6z", "7z")), True
 
 
 def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], bool]:
@@ -264,6 +300,23 @@ def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], bool]:
     return faces, True
 
 
+def _build_xmahjongg_dorothys() -> tuple[dict[str, list[np.ndarray]], bool]:
+    from PIL import Image
+
+    cw, ch = DOROTHY_CELL
+    x0, y0, x1, y1 = DOROTHY_FACE_BOX
+    faces: dict[str, list[np.ndarray]] = {}
+    for name in ("dorothys", "dorwhite"):  # two sets: ivory and white faces
+        grid = np.array(Image.open(_debian_file(f"usr/share/games/xmahjongg/tiles/{name}.gif"))
+                        .convert("RGBA"))
+        for index, code in enumerate(DOROTHY_ORDER):
+            r, c = divmod(index, 21)
+            face = grid[r * ch + y0:r * ch + y1, c * cw + x0:c * cw + x1].copy()
+            face[:, :, 3] = 255
+            faces.setdefault(code, []).append(_to_face(face))
+    return faces, True
+
+
 def _build_camerash() -> tuple[dict[str, list[np.ndarray]], bool]:
     from PIL import Image
 
@@ -280,8 +333,11 @@ BUILDERS = {
     "fluffystuff": _build_fluffystuff,
     "kmahjongg-default": lambda: _build_kmahjongg("default"),
     "kmahjongg-traditional": lambda: _build_kmahjongg("traditional"),
+    "kmahjongg-classic": lambda: _build_kmahjongg("classic"),
     "gnome-smooth": _build_gnome_smooth,
+    "gnome-postmodern": _build_gnome_postmodern,
     "xmahjongg-real": _build_xmahjongg_real,
+    "xmahjongg-dorothys": _build_xmahjongg_dorothys,
     "camerash": _build_camerash,
 }
 

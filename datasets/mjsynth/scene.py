@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .art import Atlas
-from .codes import BACK, CLASS_INDEX, KONG_CONCEALED, MELD_EXPOSED, PLAYABLE
+from .codes import BACK, CLASS_INDEX, KONG_CONCEALED, MELD_EXPOSED, PLAYABLE, TILE_CODES
 from .effects import hand_occluder, lens_distortion, photometric, resample_and_compress
 from .layouts import LAYOUTS, Layout, Prop, TileSize, flat_pose, random_tile_size
 from .render import render
@@ -35,8 +35,9 @@ class Sample:
 
 
 def restrict_to_atlas(rng: np.random.Generator, layout: Layout, atlas: Atlas) -> None:
-    """Sources without flowers (fluffystuff) cannot draw them: a hand drops its flowers,
-    other layouts swap them for drawable tiles."""
+    """Sources without some art (fluffystuff has no flowers, gnome-postmodern no White
+    or flowers) cannot draw those tiles: a hand drops its flowers (make_sample only
+    keeps hands whose other tiles are drawable), other layouts swap in drawable tiles."""
     missing = [t for t in layout.tiles if t.true_code not in atlas.faces]
     if not missing:
         return
@@ -45,8 +46,11 @@ def restrict_to_atlas(rng: np.random.Generator, layout: Layout, atlas: Atlas) ->
         layout.hand["flowers"] = [f for f in layout.hand["flowers"] if f in atlas.faces]
         return
     drawable = [c for c in PLAYABLE if c in atlas.faces]
+    # one stand-in per missing kind, so a pung of it is still a pung
+    stand_in = {c: drawable[rng.integers(len(drawable))]
+                for c in sorted({t.true_code for t in missing}, key=TILE_CODES.index)}
     for t in missing:
-        t.true_code = drawable[rng.integers(len(drawable))]
+        t.true_code = stand_in[t.true_code]
 
 
 def _props(rng: np.random.Generator, layout: Layout, size: TileSize) -> list[Prop]:
@@ -101,7 +105,11 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
     """One photo of layout `kind` drawn with `atlas`, its labels and ground truth; every
     random choice comes from `rng`, so the same generator state gives the same sample."""
     size = random_tile_size(rng)
-    layout = LAYOUTS[kind](rng, size)
+    for _ in range(50):  # a hand must be drawable but for its flowers, or its truth is wrong
+        layout = LAYOUTS[kind](rng, size)
+        if layout.hand is None or all(t.true_code in atlas.faces or t.role == "flower"
+                                      for t in layout.tiles):
+            break
     restrict_to_atlas(rng, layout, atlas)
     n = len(layout.tiles)
     r = render(rng, layout, atlas, size, width, height, _props(rng, layout, size))
