@@ -309,28 +309,34 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], 
 def _regular_waits(counts: tuple[int, ...]) -> set[int]:
     """Tiles that make the standing counts sets (as many as the melds leave) and a pair.  Sets
     never cross suits, so each suit's answer is looked up (_suit_waits) and the parts combined:
-    the new tile's suit must complete, every other part must already split, and exactly one part
+    the new tile's part must complete, every other part must already split, and exactly one part
     holds the pair."""
     honours = counts[T.NUMBER_TILES:]
+    singles = [h for h, n in enumerate(honours) if n == 1]
+    pairs = [h for h, n in enumerate(honours) if n == 2]
+    if 4 in honours or len(singles) > 1:  # four standing honours or two lone ones never make sets
+        return set()
     suits = [_suit_waits(counts[9 * k:9 * k + 9]) for k in range(3)]
     out: set[int] = set()
-    # an honour wait: afterwards every honour is 0, 2 or 3 copies, with one pair at most
-    for h, n in enumerate(honours):
-        if n in (1, 2):
-            after = honours[:h] + (n + 1,) + honours[h + 1:]
-            pairs = after.count(2)
-            if pairs <= 1 and all(m in (0, 2, 3) for m in after) and _suits_split(suits, -1, pairs == 0):
-                out.add(T.NUMBER_TILES + h)
-    # a number wait: the honours already split, with the pair or without it
-    if all(n in (0, 2, 3) for n in honours) and honours.count(2) <= 1:
-        honour_pair = 2 in honours
-        for k, (_, _, sets_only, with_pair) in enumerate(suits):
-            others_sets = _suits_split(suits, k, False)
-            if honour_pair:
-                ranks = sets_only if others_sets else ()
-            else:
-                ranks = (with_pair if others_sets else ()) + (sets_only if _suits_split(suits, k, True) else ())
-            out.update(9 * k + r for r in ranks)
+    if singles:  # the lone honour must become the pair
+        if not pairs and _suits_split(suits, -1, False):
+            out.add(T.NUMBER_TILES + singles[0])
+        return out
+    # an honour pair that becomes a pung leaves the hand's pair to the other honour pair or a suit
+    if len(pairs) == 2 and _suits_split(suits, -1, False):
+        out.update(T.NUMBER_TILES + h for h in pairs)
+    if len(pairs) == 1 and _suits_split(suits, -1, True):
+        out.add(T.NUMBER_TILES + pairs[0])
+    if len(pairs) > 1:
+        return out
+    # a number tile: its suit completes, with the pair unless the honours or another suit hold it
+    for k, (_, _, sets_only, with_pair) in enumerate(suits):
+        others_sets = _suits_split(suits, k, False)
+        if pairs:
+            ranks = sets_only if others_sets else ()
+        else:
+            ranks = (with_pair if others_sets else ()) + (sets_only if _suits_split(suits, k, True) else ())
+        out.update(9 * k + r for r in ranks)
     return out
 
 
@@ -352,13 +358,36 @@ def _suit_waits(counts: tuple[int, ...]) -> tuple[bool, bool, tuple[int, ...], t
     # two ranks joins no set and no pair
     with_pair = (size + 1) % 3 == 2
     near = [r for r in range(9) if any(counts[max(r - 2, 0):r + 3])]
-    grown = [r for r in near if _suit_splits(tuple(n + (k == r) for k, n in enumerate(counts)), with_pair)]
+    grown = tuple(r for r in near if _suit_fits(counts[:r] + (counts[r] + 1,) + counts[r + 1:], with_pair))
     return (
-        size % 3 == 0 and bool(_suit_splits(counts, False)),
-        size % 3 == 2 and bool(_suit_splits(counts, True)),
-        () if with_pair else tuple(grown),
-        tuple(grown) if with_pair else (),
+        size % 3 == 0 and _suit_fits(counts, False),
+        size % 3 == 2 and _suit_fits(counts, True),
+        () if with_pair else grown,
+        grown if with_pair else (),
     )
+
+
+def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
+    """Whether one suit's counts split into sets, plus one pair when `with_pair`; a yes or no,
+    cheaper than listing the splits (_suit_splits)."""
+    if not with_pair:
+        return _sets_fit(counts)
+    return any(n >= 2 and _sets_fit(counts[:p] + (n - 2,) + counts[p + 1:]) for p, n in enumerate(counts))
+
+
+def _sets_fit(counts: tuple[int, ...]) -> bool:
+    """Whether counts split into pungs and chows.  At the lowest rank left, copies beyond a
+    multiple of three must start chows (three equal chows hold the same tiles as three pungs, so
+    pungs can always be taken first)."""
+    c = list(counts)
+    for i in range(9):
+        k = c[i] % 3
+        if k:
+            if i > 6 or c[i + 1] < k or c[i + 2] < k:
+                return False
+            c[i + 1] -= k
+            c[i + 2] -= k
+    return True
 
 
 def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
