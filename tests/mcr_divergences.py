@@ -24,6 +24,10 @@ KNOWN_DIVERGENCES = Path(__file__).parent / "data" / "mcr_known_divergences.json
 FAST_SEED, FAST_HANDS = 20261130, 300
 SLOW_SEED, SLOW_HANDS = 1998, 5000
 WAIT_FANS = frozenset({"边张", "嵌张", "单钓将"})
+# The causes that are our documented readings, each with the option that gives pymahjonggb's instead.
+OPTION_OF_CAUSE = {"knitted_tile_wait": "knitted_tile_wait", "dead_wait": "dead_wait_counts"}
+# pymahjonggb's compatibility profile: both readings switched to its answers.
+COMPAT_OPTIONS = {option: True for option in OPTION_OF_CAUSE.values()}
 
 
 def hand_key(hand: dict) -> str:
@@ -95,7 +99,7 @@ def _knitted_tile_wait(hand: dict, mine: dict, other: dict) -> str | None:
 
 
 def _dead_wait(hand: dict, mine: dict, other: dict) -> str | None:
-    if not _differs_only_in_waits(mine, other):
+    if not _differs_only_in_waits(mine, other) or ours(hand, {"dead_wait_counts": True}) != other:
         return None
     tiles = _hand_tiles(hand)
     dead = [t for t in _oracle_waits(hand) if t != hand["winning_tile"] and tiles.count(t) >= 4]
@@ -103,8 +107,8 @@ def _dead_wait(hand: dict, mine: dict, other: dict) -> str | None:
     if not dead or fan is None:
         return None
     return (f"the hand also 'waits' on {', '.join(dead)}, which it holds four times: no copy is left, "
-            f"so we count a single wait on {hand['winning_tile']} and score {fan}; pymahjonggb counts "
-            f"the dead tile as a second wait")
+            f"so we count a single wait on {hand['winning_tile']} and score {fan} (GB-Mahjong; option "
+            f"dead_wait_counts); pymahjonggb counts the dead tile as a second wait")
 
 
 def _equal_total_reading(hand: dict, mine: dict, other: dict) -> str | None:

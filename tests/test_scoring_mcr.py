@@ -159,6 +159,15 @@ def test_derived_facts():
     assert counts["杠上开花"] == 1 and counts["自摸"] == 0
 
 
+def test_dead_wait_option():
+    """1333m + [111m] also 'waits' on 1m, but all four 1m are in the hand: by default a single wait
+    (嵌张 on 2m, GB-Mahjong); dead_wait_counts=true counts the dead 1m and drops it (pymahjonggb)."""
+    text = "1333m456p789s [111m] +2m"
+    assert fan_counts(score(text))["嵌张"] == 1
+    assert fan_counts(score(text, dead_wait_counts=True))["嵌张"] == 0
+    assert score(text, dead_wait_counts=True).total == score(text).total - 1
+
+
 def test_repeated_hands_are_cached():
     hand, ctx = scoring.parse_notation("333444555m345s5p +5p | self")
     again = scoring.parse_notation("5p 345s 555444333m +5p | self")

@@ -25,6 +25,10 @@ class MCROptions:
         False, "false = a winning tile that is one of a 组合龙's nine tiles gets no wait fan even when it "
                "could also complete a chow (GB-Mahjong); true = judge the chow alone and add 嵌张/边张 "
                "(pymahjonggb).")
+    dead_wait_counts: bool = _option(
+        False, "false = a tile the hand already holds four times (melds included) is no wait, so a hand "
+               "whose other wait is such a tile still scores 边张/嵌张/单钓将 (GB-Mahjong); true = it "
+               "counts as a second wait and the wait fan goes (pymahjonggb).")
     minimum: int = _option(8, "The winning threshold (八番起和), flowers excluded.")
     base: int = _option(8, "Base payment every loser adds (底分).")
 

@@ -65,7 +65,7 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> frozenset[str]:
     return frozenset(tag for tag, on in flags.items() if on)
 
 
-def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
+def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
     present = [i for i in range(T.PLAYING_TILES) if counts[i]]
     numbers = [i for i in present if i < T.NUMBER_TILES]
@@ -82,7 +82,7 @@ def _facts(hand: Hand, ctx: WinContext, counts: list[int]) -> dict:
         "dragons": honours and any(31 <= i <= 33 for i in present),
         "fours": tuple(i for i in present if counts[i] == 4),
         "nine_gates_shape": not hand.melds and _nine_gates_shape(hand.concealed),
-        "count_waits": lambda: wait_count(hand, limit=2),
+        "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
     }
     facts["hand_tags"] = _hand_tags(hand, ctx, facts)
     return facts
@@ -231,7 +231,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
     counts = hand.tile_counts()
-    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, counts))
+    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, options, counts))
     best, best_kept, best_d = (-1, False), [], decs[0]
     for d in decs:
         kept = score_decomposition(d, s)
