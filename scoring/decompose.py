@@ -176,6 +176,12 @@ def _regular_fit(counts: list[int]) -> bool:
     )
 
 
+@lru_cache(maxsize=None)
+def _suit_parts(counts: tuple[int, ...], with_pair: bool, suit: int) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """_suit_splits of one suit with its tile indices instead of ranks."""
+    return tuple(tuple((kind, rank + 9 * suit) for kind, rank in split) for split in _suit_splits(counts, with_pair))
+
+
 def _sets_and_pair(counts: list[int]) -> list[tuple[tuple[str, int], ...]]:
     """Every split of counts into sets plus exactly one pair, as (kind, tile) with the sets sorted
     by tile and the pair last; suits are split independently and combined."""
@@ -186,10 +192,10 @@ def _sets_and_pair(counts: list[int]) -> list[tuple[tuple[str, int], ...]]:
     honour_pair = [("pair", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 2]
     per_suit = []
     for suit in range(3):
-        splits = _suit_splits(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit)
+        splits = _suit_parts(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit, suit)
         if not splits:
             return []
-        per_suit.append([tuple((kind, rank + 9 * suit) for kind, rank in split) for split in splits])
+        per_suit.append(splits)
     readings = []
     for combo in product(*per_suit):
         units = [u for part in combo for u in part]
@@ -209,20 +215,23 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
         return ()
     for split in _sets_and_pair(counts):
         readings.append(("regular", split))
+    # how many different tiles: a quick gate for the special forms
+    distinct = T.PLAYING_TILES - standing.count(0)
     if n_melds == 0:
-        if not any(n & 1 for n in counts):
+        if distinct <= 7 and not any(n & 1 for n in counts):
             pairs = tuple(("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
             readings.append(("seven_pairs", pairs))
-        if sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14 and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
+        if distinct == 13 and sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14 \
+                and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
             double = next(i for i in T.TERMINALS_AND_HONOURS if counts[i] == 2)
             units = tuple(("pair" if i == double else "single", i) for i in T.TERMINALS_AND_HONOURS)
             readings.append(("thirteen_orphans", units))
-        if max(counts) == 1:
+        if distinct == 14:  # 14 single tiles
             numbers = {i for i in range(T.NUMBER_TILES) if counts[i]}
             if any(numbers <= set(p) for p in KNITTED_PATTERNS):
                 readings.append(("honours_knitted", tuple(("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
     # a 组合龙 needs nine different number tiles
-    if n_melds <= 1 and sum(1 for i in range(T.NUMBER_TILES) if counts[i]) >= 9:
+    if n_melds <= 1 and distinct >= 9 and sum(1 for i in range(T.NUMBER_TILES) if counts[i]) >= 9:
         for pattern in KNITTED_PATTERNS:
             if all(counts[i] for i in pattern):
                 for i in pattern:
