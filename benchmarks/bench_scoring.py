@@ -8,6 +8,9 @@ Cases:
     once, so our result cache never hits. Ours is timed from the JSON hand to the JSON result
     (`scoring.score_json`); the oracle only inside its C++ call, with its arguments built before
     the clock starts, which favours the oracle.
+  * fresh hands, engine only: other random hands, each scored once by the engine itself
+    (`RuleSet.score_uncached`) from a Hand and WinContext built before the clock starts, as the
+    oracle's arguments are: no JSON reading or writing, no result cache.
   * repeated hands: a few hands scored many times, as footage does (the same hand on every
     frame). Ours then answers from its cache.
 The two sides are timed in alternating rounds on the same hands, in CPU time of this process
@@ -24,6 +27,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,12 +55,26 @@ class Comparison:
                 f"({ratios[0]:.1f}x-{ratios[-1]:.1f}x)")
 
 
-def micros_ours(hands: list[dict]) -> float:
+def micros_json(hands: list[dict]) -> float:
+    """`scoring.score_json`: JSON hand in, JSON result out, through its result cache."""
     from scoring import score_json
 
     start = time.process_time()
     for hand in hands:
         score_json(hand)
+    return 1e6 * (time.process_time() - start) / len(hands)
+
+
+def micros_engine(hands: list[dict]) -> float:
+    """The engine alone, without the result cache: Hand and WinContext are built before the clock
+    starts, as the oracle's arguments are."""
+    from scoring import get_ruleset, hand_from_json
+
+    rules = get_ruleset("mcr")
+    inputs = [hand_from_json(h) for h in hands]
+    start = time.process_time()
+    for hand, context in inputs:
+        rules.score_uncached(hand, context)
     return 1e6 * (time.process_time() - start) / len(hands)
 
 
@@ -74,7 +92,7 @@ def micros_peer(calls: list[dict], repeats: int = 5) -> float:
     return 1e6 * best / len(calls)
 
 
-def compare(case: str, hands: list[dict], rounds: int) -> Comparison:
+def compare(case: str, hands: list[dict], rounds: int, micros_ours: Callable[[list[dict]], float]) -> Comparison:
     """Time both sides round by round, alternating, so a busy machine slows both alike."""
     size = -(-len(hands) // rounds)
     chunks = [hands[i:i + size] for i in range(0, len(hands), size)]
@@ -112,13 +130,17 @@ def main(argv: list[str] | None = None) -> int:
 
     fresh = distinct(hand_corpus(args.seed, args.hands))
     repeated = fresh[: args.distinct_repeated] * args.repeats
-    # Load the rule set and its tables before timing, on a hand outside the corpus.
+    # the engine-only case gets hands of its own, so nothing of theirs was computed before
+    fresh_engine = distinct(hand_corpus(args.seed + 2, args.hands))
+    # Load the rule set and its tables before timing, on a hand outside the corpora.
     scoring.score_json(hand_corpus(args.seed + 1, 1)[0])
 
-    print(f"fresh: {len(fresh)} distinct random winning hands (seed {args.seed}), each scored once; "
-          f"repeated: {args.distinct_repeated} of them x {args.repeats}; {args.rounds} rounds each")
-    comparisons = [compare("fresh hands", fresh, args.rounds),
-                   compare("repeated hands (cached)", repeated, args.rounds)]
+    print(f"fresh: {len(fresh)} distinct random winning hands (seed {args.seed}; seed {args.seed + 2} for "
+          f"the engine alone), each scored once; repeated: {args.distinct_repeated} of them x "
+          f"{args.repeats}; {args.rounds} rounds each; CPU time")
+    comparisons = [compare("fresh hands (JSON)", fresh, args.rounds, micros_json),
+                   compare("fresh hands (engine)", fresh_engine, args.rounds, micros_engine),
+                   compare("repeated hands (cached)", repeated, args.rounds, micros_json)]
     print(f"{'case':26} {'ours us/hand':>12} {'peer us/hand':>12} {'ratio':>10}   (per-round range)")
     for comparison in comparisons:
         print(comparison.line())

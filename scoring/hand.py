@@ -241,7 +241,7 @@ def _flag_contradiction(c: WinContext) -> str | None:
 def check_consistent(hand: Hand, ctx: WinContext) -> None:
     """Flags that contradict the tiles raise ScoringError(contradictory_flags)."""
     win = hand.winning_tile
-    others_held = sum(c == win for c in hand.concealed)
+    others_held = hand.concealed.count(win)
     if ctx.robbing_kong and (others_held or any(win in m.tiles for m in hand.melds)):
         raise ScoringError(
             "contradictory_flags",
