@@ -376,6 +376,7 @@ def _suit_waits(counts: tuple[int, ...]) -> tuple[bool, bool, tuple[int, ...], t
     )
 
 
+@lru_cache(maxsize=None)
 def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
     """Whether one suit's counts split into sets, plus one pair when `with_pair`; a yes or no,
     cheaper than listing the splits (_suit_splits)."""

@@ -226,7 +226,9 @@ def _placement_rank(d: Decomposition) -> int:
 def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     ctx = derive_context(hand, ctx)
     flowers = len(hand.flowers)
-    decs = sorted(decompositions(hand), key=_preference)
+    decs = decompositions(hand)
+    if len(decs) > 1:
+        decs.sort(key=_preference)
     if not decs:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
