@@ -14,6 +14,7 @@ Public API:
 from __future__ import annotations
 
 import marshal
+import threading
 from typing import Any
 
 from .errors import ERROR_CODES, ScoringError
@@ -53,14 +54,17 @@ def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dic
     if data is not None:
         return marshal.loads(data)
     out = _score_json(obj, rules, options)
-    if len(_RESULTS) >= RESULT_CACHE_SIZE:
-        del _RESULTS[next(iter(_RESULTS))]  # the oldest entry
-    _RESULTS[key] = marshal.dumps(out)
+    data = marshal.dumps(out)
+    with _RESULTS_LOCK:  # the server scores from several threads
+        while len(_RESULTS) >= RESULT_CACHE_SIZE:
+            del _RESULTS[next(iter(_RESULTS))]  # the oldest entry
+        _RESULTS[key] = data
     return out
 
 
 RESULT_CACHE_SIZE = 8192
 _RESULTS: dict[bytes, bytes] = {}
+_RESULTS_LOCK = threading.Lock()
 
 
 def _score_json(obj: Any, rules: Any, options: Any) -> dict:

@@ -73,6 +73,19 @@ def test_score_json_never_raises():
     assert out["error"]["code"] == "unknown_rules"
 
 
+def test_score_json_cache_tells_inputs_apart(monkeypatch):
+    """The result cache is keyed on the exact input: a tuple where the schema wants a list, or 1
+    where it wants true, is still refused after the valid hand was scored; and it stays bounded."""
+    assert scoring.score_json(BASE)["ok"]
+    assert scoring.score_json(BASE | {"concealed": tuple(BASE["concealed"])})["error"]["code"] == "bad_json"
+    assert scoring.score_json(BASE | {"self_drawn": True})["ok"]
+    assert scoring.score_json(BASE | {"self_drawn": 1})["error"]["code"] == "bad_json"
+    monkeypatch.setattr(scoring, "RESULT_CACHE_SIZE", 3)
+    for seat in "ESWN":
+        scoring.score_json(BASE | {"seat_wind": seat})
+    assert len(scoring._RESULTS) <= 3
+
+
 @pytest.mark.parametrize(
     "text",
     [
