@@ -159,6 +159,12 @@ def test_derived_facts():
     assert counts["杠上开花"] == 1 and counts["自摸"] == 0
 
 
+def test_fan_table_runs_from_highest_points():
+    """The MCR scorer sorts fans by table order alone, meaning highest points first."""
+    points = [f.points for f in scoring.get_ruleset("mcr").fans]
+    assert points == sorted(points, reverse=True)
+
+
 def test_dead_wait_option():
     """1333m + [111m] also 'waits' on 1m, but all four 1m are in the hand: by default a single wait
     (嵌张 on 2m, GB-Mahjong); dead_wait_counts=true counts the dead 1m and drops it (pymahjonggb)."""

@@ -22,6 +22,8 @@ from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
 from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading
 from .options import MCROptions
 
+# FANS runs from the highest points down (a test holds it to that), so table order alone sorts
+# fans highest first and equal points in table order.
 ORDER = {f.key: n for n, f in enumerate(FANS)}
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
@@ -100,7 +102,7 @@ def _forest(candidates: list[tuple[Fan, Hit]], n_units: int) -> list[tuple[Fan, 
     Each chosen fan joins its units into one component; a fan whose units already share a
     component would close a cycle.  Candidates are tried highest first, so among equal totals the
     choice with the bigger fans (then table order) wins."""
-    candidates = sorted(candidates, key=lambda c: (-c[0].points, ORDER[c[0].key]))
+    candidates = sorted(candidates, key=lambda c: ORDER[c[0].key])
     rest = [0] * (len(candidates) + 1)
     for i in range(len(candidates) - 1, -1, -1):
         rest[i] = rest[i + 1] + candidates[i][0].points
@@ -129,7 +131,7 @@ def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan
     excluded: set[str] = set()
     absorbed: list[tuple[frozenset[str], frozenset[int]]] = []
     kept = []
-    for fan, hit in sorted(found, key=lambda c: (-c[0].points, ORDER[c[0].key])):
+    for fan, hit in sorted(found, key=lambda c: ORDER[c[0].key]):
         if fan.key in excluded:
             continue
         units = frozenset(hit.units)
