@@ -222,3 +222,13 @@ def test_a_tile_cut_off_by_the_photo_edge_completes_its_kong():
     layout = group_tiles(concealed + kong + [sliver, box])
     assert _meld_codes(layout) == [(["back"] * 4, True)]
     assert not layout.unassigned
+
+
+def test_a_lone_tile_past_the_set_apart_tile_is_the_winning_tile():
+    # The furthest tile set apart wins; the one between joins the concealed row.
+    row = row_detections(RowSpec(CONCEALED_11 + ["5z", "5z"], gaps_after={11: 20}))
+    x = row[-1].box[2] + 30
+    lone = Detection((x, 330, x + 40, 386), "6z", 1.0, (("6z", 1.0),))  # lower: out of the chain
+    layout = group_tiles(row + [lone])
+    assert layout.tiles[layout.winning].code == "6z"
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 + ["5z", "5z"]

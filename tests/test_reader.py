@@ -167,3 +167,13 @@ def test_bad_options_are_bad_input(kwargs, code):
     with pytest.raises(PhotoError) as err:
         read_detections(hand_row(CONCEALED, "7z"), **{"rules": RULES, **kwargs})
     assert err.value.code == code and err.value.exit_code == 2
+
+
+def test_a_row_that_reads_backwards_takes_the_winning_tile_from_the_image_left():
+    # Seen from across the table, nothing set apart: the player's right end is the image's left.
+    # Either end would win (1m completes 123m, 6z the pung), so only the row's order decides.
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "6z", "6z", "6z"]
+    result = read_detections(row_detections(RowSpec(hand[::-1])), rules=RULES)
+    assert result.hand["winning_tile"] == "6z"
+    winner = next(t for t in result.tiles if t.role == "winning")
+    assert winner.box[0] == min(t.box[0] for t in result.tiles)  # the image's leftmost tile

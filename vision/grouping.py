@@ -150,17 +150,21 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     melds.append(MeldLayout(tuple(seg), len(seg) == 4, None, False))
                 else:
                     unassigned.extend(seg)
+        # Lone tiles just past an end of the row (in the image, winning tile included) that the
+        # row's chain did not reach: past the winning end, or at either end when no tile was set
+        # apart, such a tile is the winning tile (the one set apart furthest); else it is concealed.
         loose = [i for i in unassigned if i not in stray]
-        for i, at_left in _beside_row_ends(tiles, concealed, loose, concealed_row.direction):
+        line = _player_to_image(concealed + ([winning] if winning is not None else []), reversed_view)
+        for i, at_left in _beside_row_ends(tiles, line, loose, concealed_row.direction):
             unassigned.remove(i)
-            if winning is None:  # the set-apart winning tile the row's chain did not reach
-                winning, reversed_view = i, at_left
-                if at_left:
+            if winning is None or at_left == reversed_view:
+                if winning is not None:
+                    concealed.append(winning)
+                elif at_left:
                     concealed.reverse()
-            elif at_left != reversed_view:  # the player's left end: the start of the row
+                winning, reversed_view = i, at_left
+            else:  # the player's left end: the start of the row
                 concealed.insert(0, i)
-            else:
-                concealed.append(i)
 
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
@@ -493,14 +497,18 @@ def _concealed_row(
     return order, None, False
 
 
+def _player_to_image(order: list[int], reversed_view: bool) -> list[int]:
+    return order[::-1] if reversed_view else list(order)
+
+
 def _beside_row_ends(
-    tiles: Sequence[Detection], concealed: list[int], loose: list[int], d: tuple[float, float]
+    tiles: Sequence[Detection], line: list[int], loose: list[int], d: tuple[float, float]
 ) -> list[tuple[int, bool]]:
-    """Lone tiles just past an end of the concealed row that its chain did not reach: a flat
-    tile beside standing ones, one set a little off the line, one cut off by the photo's edge.
-    Each with whether it lies past the image's left end; the right end is looked at first."""
+    """Lone tiles just past an end of the row `line` (in image order) that its chain did not
+    reach: a flat tile beside standing ones, one set a little off the line, one cut off by the
+    photo's edge. Each with whether it lies past the image's left end; the right end comes first."""
     found = []
-    for end, at_left in ((concealed[-1], False), (concealed[0], True)):
+    for end, at_left in ((line[-1], False), (line[0], True)):
         reach = WINNING_REACH * _extents(tiles[end], d)[0]
         for i in loose:
             dx = tiles[i].center[0] - tiles[end].center[0]

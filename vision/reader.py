@@ -21,6 +21,7 @@ from vision.grouping import FLOWER_CODES, Layout
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
+PLAYING_ORDER = {c: n for n, c in enumerate(TILE_CODES)}  # suits in order, then honours
 MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
@@ -236,8 +237,8 @@ def _score_reading(
     options: Mapping[str, object] | None,
 ) -> Reading:
     """Score the reading with its winning tile: the set-apart tile; else a concealed tile of the
-    code given; else the tile at the row's right end, then its left end (where a winning tile is
-    laid even when no gap shows), then the highest-scoring of the other codes."""
+    code given; else the tile at the player's right end of the row, then the left end (where a
+    winning tile is laid even when no gap shows), then the highest-scoring of the other codes."""
     options = dict(options) if options else None
 
     def scored(w: int) -> tuple[dict, dict, int]:
@@ -250,6 +251,8 @@ def _score_reading(
         ends, others = [i for i in reversed(layout.concealed) if codes[i] == winning_tile][:1], []
     else:
         ends = [layout.concealed[-1], layout.concealed[0]]
+        if _reads_backwards([codes[i] for i in layout.concealed]):
+            ends.reverse()
         rightmost = {codes[i]: i for i in layout.concealed}
         others = [i for i in rightmost.values() if i not in ends]
     if not ends:
@@ -262,6 +265,16 @@ def _score_reading(
         results += [scored(w) for w in others]
     hand, score, w = winning[0] if winning else max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
     return Reading(codes, w, hand, score, probability)
+
+
+def _reads_backwards(row: list[str]) -> bool:
+    """Whether a row mostly descends in tile order: players sort their tiles, so a row that reads
+    backwards in the photo was taken from across the table, and the player's right end is on the
+    image's left."""
+    order = [PLAYING_ORDER[c] for c in row]
+    down = sum(a > b for a, b in zip(order, order[1:]))
+    up = sum(a < b for a, b in zip(order, order[1:]))
+    return down > up
 
 
 def _hand_dict(
