@@ -300,8 +300,10 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], 
                   dead: bool) -> tuple[int, ...]:
     """The first `limit` waits of the standing counts, in tile order; `held` includes melds."""
     # seven pairs: six pairs and a lone tile wait on that tile
-    odd = [i for i, n in enumerate(counts) if n % 2]
-    pairs_wait = odd[0] if n_melds == 0 and len(odd) == 1 else -1
+    pairs_wait = -1
+    if n_melds == 0 and T.PLAYING_TILES - counts.count(0) <= 7:
+        odd = [i for i, n in enumerate(counts) if n % 2]
+        pairs_wait = odd[0] if len(odd) == 1 else -1
     if _special_in_reach(counts, n_melds):  # rare: try every tile against every shape
         base = list(counts)
         found = []
@@ -405,6 +407,15 @@ def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
     the tiles held (seven pairs waits on its lone tile, handled apart)."""
     if n_melds > 1:
         return False
-    if n_melds == 0 and (max(counts) == 1 or all(counts[i] == 0 for i in range(T.NUMBER_TILES) if not T.is_terminal(i))):
-        return True
-    return any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
+    if n_melds == 0:
+        if max(counts) == 1:
+            return True
+        # 十三幺 one tile away: twelve different terminals and honours at least, nothing else
+        if T.PLAYING_TILES - counts.count(0) >= 12 and not any(counts[i] for i in _MIDDLE_TILES):
+            return True
+    # 组合龙 one tile away: eight of one knitted pattern's nine tiles
+    return T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 8 and \
+        any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
+
+
+_MIDDLE_TILES = tuple(i for i in range(T.NUMBER_TILES) if not T.is_terminal(i))
