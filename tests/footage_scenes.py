@@ -131,26 +131,26 @@ def true_detections(scene: Scene, frame_ids: np.ndarray) -> list:
     return detections
 
 
-def write_match_video(path: Path, seed: int, width: int = 960, height: int = 720) -> MatchVideo:
-    video, _ = _write(path, seed, width, height)
+def write_match_video(path: Path, seed: int, width: int = 960, height: int = 720, fps: int = FPS) -> MatchVideo:
+    video, _ = _write(path, seed, width, height, fps)
     return video
 
 
-def _write(path: Path, seed: int, width: int, height: int):
+def _write(path: Path, seed: int, width: int, height: int, fps: int = FPS):
     import cv2
 
     scene, used = render_hand_scene(seed, width, height)
     frames = phase_frames(scene)
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), FPS, (width, height))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (width, height))
     frame_ids = []  # id buffer of every written frame
     for phase, seconds, value in TIMELINE:
         rgb, ids = frames[(phase, value)]
         bgr = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-        for _ in range(round(seconds * FPS)):
+        for _ in range(round(seconds * fps)):
             writer.write(bgr)
             frame_ids.append(ids)
     writer.release()
-    return MatchVideo(Path(path), scene.hand, HAND_APPEARS_S, len(frame_ids) / FPS, used), (scene, frame_ids)
+    return MatchVideo(Path(path), scene.hand, HAND_APPEARS_S, len(frame_ids) / fps, used), (scene, frame_ids)
 
 
 def same_tiles(a: dict, b: dict) -> bool:
