@@ -251,7 +251,7 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
     video = str(path)
     errors: list[dict] = []
     duration = video_duration(path)
-    total = int(duration / settings.every) + 1 if duration else None
+    total = math.ceil(duration / settings.every - 1e-9) if duration else None  # samples at k * every < duration
     counted = {"samples": 0, "last_time": 0.0}
     bar = tqdm(total=total, desc=Path(video).name, unit="sample", disable=not progress, leave=True)
 
