@@ -33,7 +33,10 @@ class FootageSettings:
     context: dict[str, Any] = field(default_factory=dict)  # win context for the pipeline, e.g. seat wind
     stable_samples: int = 3  # consecutive identical readings that make a hand an event
     forget_samples: int = 6  # samples without any complete hand before a new event may start
-    min_confidence: float = 0.5  # readings less sure than this count as "no hand"
+    # Readings less sure than this count as "no hand". The pipeline's confidence is the joint
+    # probability of all the hand's tiles (0.95 per tile is about 0.5 for 14 tiles), so the bar
+    # is low: it drops wild guesses, and stability over samples does the rest.
+    min_confidence: float = 0.1
 
     def __post_init__(self) -> None:
         if not self.every > 0:
