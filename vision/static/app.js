@@ -34,6 +34,11 @@ function tileLabel(code) {
   return code;
 }
 
+// Until the rule-set list has loaded, the engine's default applies.
+function currentRules() {
+  return $("rules").value || "mcr";
+}
+
 function showError(message) {
   const box = $("error");
   box.textContent = message;
@@ -57,7 +62,7 @@ async function uploadPhoto(file) {
   $("busy").hidden = false;
   const form = new FormData();
   form.append("image", file);
-  form.append("rules", $("rules").value);
+  form.append("rules", currentRules());
   form.append("context", JSON.stringify(contextFields()));
   try {
     const response = await fetch("/api/photo", { method: "POST", body: form });
@@ -207,7 +212,7 @@ async function rescore() {
     return;
   }
   try {
-    const response = await fetch(`/api/score?rules=${encodeURIComponent($("rules").value)}`, {
+    const response = await fetch(`/api/score?rules=${encodeURIComponent(currentRules())}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(hand),
