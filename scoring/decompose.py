@@ -328,36 +328,37 @@ def _regular_waits(counts: tuple[int, ...]) -> set[int]:
     if 4 in honours or len(singles) > 1:  # four standing honours or two lone ones never make sets
         return set()
     suits = [_suit_waits(counts[9 * k:9 * k + 9]) for k in range(3)]
+    # each suit as it stands: splits into sets, into sets and a pair, or neither (its tile count
+    # allows only one of the first two), so "the other suits split" is arithmetic on the tallies
+    state = [SETS if sets else PAIRED if paired else BROKEN for sets, paired, _, _ in suits]
+    broken, paired = state.count(BROKEN), state.count(PAIRED)
     out: set[int] = set()
     if singles:  # the lone honour must become the pair
-        if not pairs and _suits_split(suits, -1, False):
+        if not pairs and not broken and not paired:
             out.add(T.NUMBER_TILES + singles[0])
         return out
     # an honour pair that becomes a pung leaves the hand's pair to the other honour pair or a suit
-    if len(pairs) == 2 and _suits_split(suits, -1, False):
+    if len(pairs) == 2 and not broken and not paired:
         out.update(T.NUMBER_TILES + h for h in pairs)
-    if len(pairs) == 1 and _suits_split(suits, -1, True):
+    if len(pairs) == 1 and not broken and paired == 1:
         out.add(T.NUMBER_TILES + pairs[0])
     if len(pairs) > 1:
         return out
     # a number tile: its suit completes, with the pair unless the honours or another suit hold it
     for k, (_, _, sets_only, with_pair) in enumerate(suits):
-        others_sets = _suits_split(suits, k, False)
+        others_broken = broken - (state[k] == BROKEN)
+        if others_broken:
+            continue
+        others_paired = paired - (state[k] == PAIRED)
         if pairs:
-            ranks = sets_only if others_sets else ()
+            ranks = sets_only if not others_paired else ()
         else:
-            ranks = (with_pair if others_sets else ()) + (sets_only if _suits_split(suits, k, True) else ())
+            ranks = (with_pair if not others_paired else ()) + (sets_only if others_paired == 1 else ())
         out.update(9 * k + r for r in ranks)
     return out
 
 
-def _suits_split(suits: list[tuple], skip: int, one_pair: bool) -> bool:
-    """Whether the suits other than `skip` split into sets, exactly one of them with the pair
-    when `one_pair` (suits as _suit_waits gives them)."""
-    others = [k for k in range(3) if k != skip]
-    if not one_pair:
-        return all(suits[k][0] for k in others)
-    return any(suits[p][1] and all(suits[k][0] for k in others if k != p) for p in others)
+SETS, PAIRED, BROKEN = 0, 1, 2  # a suit's standing tiles: sets only, sets and a pair, neither
 
 
 @lru_cache(maxsize=None)

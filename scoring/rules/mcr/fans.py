@@ -39,7 +39,8 @@ def fan(key: str, zh: str, en: str, points: int, needs=(), excludes=(), absorbs=
 
     def register(detect):
         FANS.append(Fan(key, zh, en, points, detect, frozenset(excludes), frozenset(absorbs), links, note=note))
-        NEEDS[key] = frozenset(needs)
+        # a fan of one group of sets (_on_sets) also needs its own hit among the reading's tags
+        NEEDS[key] = frozenset(needs) | set(getattr(detect, "group_tags", ()))
         return detect
 
     return register
@@ -137,6 +138,8 @@ class Reading:
             tags.append("series")
         if self.units[self.winning_unit].kind in ("pair", "chow"):
             tags.append("wait_shape")
+        for hits in self.group_hits.values():  # the group fans that occur, by predicate name
+            tags.extend(hits)
         return hand_tags.union(tags)
 
     def tile(self, i: int) -> int:
@@ -289,6 +292,7 @@ def _on_sets(group: str, minimum: int):
             sets = getattr(r, group)
             return tuple(Hit(tuple(sets[p][0] for p in hit.units)) for hit in hits)
 
+        detect.group_tags = (compute.__name__,)
         return detect
 
     return wrap

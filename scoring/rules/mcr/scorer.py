@@ -100,9 +100,8 @@ def _forest(candidates: list[tuple[Fan, Hit]], n_units: int) -> list[tuple[Fan, 
     """The highest-scoring subset of combination fans whose links stay a forest.
 
     Each chosen fan joins its units into one component; a fan whose units already share a
-    component would close a cycle.  Candidates are tried highest first, so among equal totals the
-    choice with the bigger fans (then table order) wins."""
-    candidates = sorted(candidates, key=lambda c: ORDER[c[0].key])
+    component would close a cycle.  Candidates come in table order (highest first) and are tried
+    in it, so among equal totals the choice with the bigger fans (then table order) wins."""
     rest = [0] * (len(candidates) + 1)
     for i in range(len(candidates) - 1, -1, -1):
         rest[i] = rest[i + 1] + candidates[i][0].points
@@ -155,10 +154,13 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     for fan in _fans_for(reading.tags):
         hits = fan.detect(reading, s)
         if hits:
-            (linking if fan.links else plain).extend((fan, hit) for hit in hits)
+            found = linking if fan.links else plain
+            for hit in hits:
+                found.append((fan, hit))
     if linking:
-        # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part
-        cancelled = {k for f, _ in plain for k in f.excludes}
+        # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part;
+        # the candidates keep table order (_fans_for runs the fans in it)
+        cancelled = set().union(*(f.excludes for f, _ in plain))
         linking = _forest([c for c in linking if c[0].key not in cancelled], len(d.units))
     kept = _settle(plain + linking, s.options)
     if not kept:
