@@ -152,3 +152,12 @@ def test_a_misreading_of_the_hand_still_on_the_table_is_no_second_event():
     found = events("AAAA" + "BBBB" + "AAAA" + "." * 6 + "BBB")
     assert [e.hand for e in found] == [HAND_A, HAND_B]
     assert found[1].time == 18 * EVERY
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1", "nonsense"])
+def test_unreachable_ray_address_fails_fast_with_a_clear_message(address):
+    from vision.footage import ClusterUnreachable, check_reachable
+
+    with pytest.raises(ClusterUnreachable) as caught:
+        check_reachable(address, timeout_s=2)
+    assert address in str(caught.value)

@@ -285,6 +285,29 @@ def run_local(paths: Sequence[str | Path], settings: FootageSettings, frames_dir
     return [process_video(p, settings, frames_dir, progress) for p in paths]
 
 
+class ClusterUnreachable(Exception):
+    """`--address` names no Ray cluster we can reach."""
+
+
+def check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Fail fast on a wrong `--address`: Ray itself retries an unreachable head for minutes.
+
+    `auto` (the cluster on this machine) is left to Ray; `host:port` and `ray://host:port` are
+    tried with one TCP connection.
+    """
+    import socket
+
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        raise ClusterUnreachable(f"--address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ClusterUnreachable(f"no Ray cluster answers at {address} ({exc})") from None
+
+
 def run_ray(paths: Sequence[str | Path], settings: FootageSettings, frames_dir: str | Path | None = None,
             address: str | None = None, progress: bool = True) -> list[VideoTimeline]:
     """One Ray task per video: a local Ray is started unless `address` names a running cluster.
@@ -299,6 +322,8 @@ def run_ray(paths: Sequence[str | Path], settings: FootageSettings, frames_dir: 
 
     started_here = not ray.is_initialized()
     if started_here:
+        if address:
+            check_reachable(address)
         ray.init(address=address, include_dashboard=False, logging_level="error", log_to_driver=False)
     try:
         task = ray.remote(num_cpus=1)(process_video)

@@ -99,12 +99,17 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "ray":
         import importlib.util
 
-        from vision.footage import run_ray
+        from vision.footage import ClusterUnreachable, run_ray
 
         if importlib.util.find_spec("ray") is None:
             print("mjlens footage: --engine ray needs Ray: pip install 'mahjong-lens[footage]'", file=sys.stderr)
             return EXIT_BAD_ARGS
-        timelines = run_ray(args.videos, settings, args.frames_dir, args.address, progress=not args.no_progress)
+        try:
+            timelines = run_ray(args.videos, settings, args.frames_dir, args.address,
+                                progress=not args.no_progress)
+        except ClusterUnreachable as exc:
+            print(f"mjlens footage: {exc}", file=sys.stderr)
+            return EXIT_BAD_ARGS
     else:
         from vision.footage import run_local
 
