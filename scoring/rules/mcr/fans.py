@@ -33,6 +33,16 @@ NONE: tuple[Hit, ...] = ()  # a predicate's answer when its fan does not occur
 NEEDS: dict[str, frozenset[str]] = {}
 
 
+def tag_mask(tags) -> int:
+    """Tags as one integer, a bit for each tag some fan needs (TAG_BITS, filled once the table is
+    complete); the scorer matches fans by these bits and caches the matches on them, and tags no
+    fan needs are dropped so that they do not multiply the cache's keys."""
+    mask = 0
+    for tag in tags:
+        mask |= TAG_BITS.get(tag, 0)
+    return mask
+
+
 def fan(key: str, zh: str, en: str, points: int, needs=(), excludes=(), absorbs=(), links: bool = False,
         note: str = ""):
     """Register the decorated predicate as a fan."""
@@ -101,8 +111,7 @@ class Reading:
         self.number_pungs = tuple(sorted((p for p in self.pungs if p[1] < 3), key=lambda p: p[2]))
         # the fans of each group of sets, looked up by the sets' shape (position instead of unit index)
         self.group_hits = {
-            group: group_hits(group, tuple((p, suit, rank) for p, (_, suit, rank) in enumerate(sets)))
-            if len(sets) >= 2 else {}  # every combination fan joins two sets or more
+            group: group_hits(group, _shape(sets)) if len(sets) >= 2 else {}  # a combination joins two sets or more
             for group, sets in (("chows", self.chows), ("number_pungs", self.number_pungs))
         }
         self.pair = pairs[0] if len(pairs) == 1 else -1
@@ -111,8 +120,8 @@ class Reading:
         self._wait: str | None | bool = False  # not computed yet
         self.tags = self._tags(s.facts["hand_tags"])
 
-    def _tags(self, hand_tags: frozenset[str]) -> frozenset[str]:
-        """What this reading offers, matched against each fan's `needs` (NEEDS)."""
+    def _tags(self, hand_tags: int) -> int:
+        """What this reading offers, matched against each fan's `needs` (NEEDS), as tag_mask bits."""
         tags = [self.form]
         if self.form in (REGULAR, SEVEN_PAIRS):
             tags.append("whole_hand")
@@ -140,7 +149,7 @@ class Reading:
             tags.append("wait_shape")
         for hits in self.group_hits.values():  # the group fans that occur, by predicate name
             tags.extend(hits)
-        return hand_tags.union(tags)
+        return hand_tags | tag_mask(tags)
 
     def tile(self, i: int) -> int:
         return self.units[i].tile
@@ -262,6 +271,14 @@ def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
 # The combination fans that read one group of sets alone, by group (a Reading field of
 # (unit index, suit, rank) tuples): (predicate name, fewest sets it needs, predicate).
 GROUP_FANS: dict[str, list[tuple[str, int, Callable]]] = {"chows": [], "number_pungs": []}
+
+
+def _shape(sets: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int, int], ...]:
+    """A group of sets as group_hits reads it: (position, suit, rank) each, the suits renamed
+    0, 1, 2 in order of first appearance.  Every group fan treats the three suits alike, so hands
+    that differ only in which suits they use share one cached answer."""
+    names: dict[int, int] = {}
+    return tuple((p, names.setdefault(suit, len(names)), rank) for p, (_, suit, rank) in enumerate(sets))
 
 
 @lru_cache(maxsize=65536)
@@ -931,3 +948,7 @@ def _self_drawn(r, s):
 @fan("flower_tiles", "花牌", "Flower Tiles", 1, needs=(), note="one per flower, added after the 8-fan minimum")
 def _flower_tiles(r, s):
     return tuple(Hit((), (T.INDEX[c],)) for c in s.hand.flowers)
+
+
+# Every tag some fan needs, as a bit (see tag_mask); the table above is complete here.
+TAG_BITS: dict[str, int] = {tag: 1 << n for n, tag in enumerate(sorted(set().union(*NEEDS.values())))}

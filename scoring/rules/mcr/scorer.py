@@ -19,7 +19,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading
+from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading, tag_mask
 from .options import MCROptions
 
 # FANS runs from the highest points down (a test holds it to that), so table order alone sorts
@@ -28,14 +28,15 @@ ORDER = {f.key: n for n, f in enumerate(FANS)}
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
 PLAYED = tuple(f for f in FANS if f.key not in ("chicken_hand", "flower_tiles"))
-_PLAYED_BY_TAGS: dict[frozenset[str], tuple[Fan, ...]] = {}
+_PLAYED_NEEDS = tuple((f, tag_mask(NEEDS[f.key])) for f in PLAYED)
+_PLAYED_BY_TAGS: dict[int, tuple[Fan, ...]] = {}
 
 
-def _fans_for(tags: frozenset[str]) -> tuple[Fan, ...]:
-    """The fans whose needs a reading's tags meet (few distinct tag sets occur, so cached)."""
+def _fans_for(tags: int) -> tuple[Fan, ...]:
+    """The fans whose needs a reading's tags (tag_mask bits) meet; cached, as tag sets recur."""
     fans = _PLAYED_BY_TAGS.get(tags)
     if fans is None:
-        fans = _PLAYED_BY_TAGS[tags] = tuple(f for f in PLAYED if NEEDS[f.key] <= tags)
+        fans = _PLAYED_BY_TAGS[tags] = tuple(f for f, needs in _PLAYED_NEEDS if needs & tags == needs)
     return fans
 
 
@@ -50,7 +51,7 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     return ctx
 
 
-def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> frozenset[str]:
+def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
     honours = f["honours"]
     flags = {
@@ -64,7 +65,7 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> frozenset[str]:
         flags[tag] = f["present"] <= tiles
     for tag, (low, high) in RANK_TAGS.items():
         flags[tag] = not honours and low <= f["min_rank"] and f["max_rank"] <= high
-    return frozenset(tag for tag, on in flags.items() if on)
+    return tag_mask(tag for tag, on in flags.items() if on)
 
 
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
