@@ -245,18 +245,13 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
 
 def decompositions(hand: Hand) -> list[Decomposition]:
     """Every distinct (reading, winning-tile placement) of a hand; empty if the hand does not win."""
-    return list(_decompositions(hand.concealed, hand.melds, hand.winning_tile))
+    return list(_decompositions(hand.standing, hand.melds, T.INDEX[hand.winning_tile]))
 
 
-def _decompositions(concealed: tuple[str, ...], melds: tuple[Meld, ...], winning: str) -> tuple[Decomposition, ...]:
-    counts = [0] * T.PLAYING_TILES
-    for c in concealed:
-        counts[T.INDEX[c]] += 1
-    win = T.INDEX[winning]
-    counts[win] += 1
+def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int) -> tuple[Decomposition, ...]:
     fixed = tuple(meld_unit(m, k) for k, m in enumerate(melds))
     result: list[Decomposition] = []
-    for form, parts in _standing_readings(tuple(counts), len(melds)):
+    for form, parts in _standing_readings(standing, len(melds)):
         units = fixed + tuple(_unit(kind, tile) for kind, tile in parts)
         seen: set[tuple[str, int]] = set()
         for k in range(len(fixed), len(units)):

@@ -120,10 +120,13 @@ class Hand:
     melds: tuple[Meld, ...]
     winning_tile: str
     flowers: tuple[str, ...] = ()
+    # copies of each of the 34 playing tiles standing in the hand (concealed + winning tile), the
+    # form the engine computes with, derived once here
+    standing: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
-        _playing_tile(self.winning_tile, "the winning tile")
+        win = _playing_tile(self.winning_tile, "the winning tile")
         for m in self.melds:
             if not isinstance(m, Meld):
                 raise TypeError("Hand.melds holds Meld objects")
@@ -141,6 +144,11 @@ class Hand:
                 f"{len(conc)} concealed tiles and {len(self.melds)} meld(s) make {size + 1} tiles with "
                 f"the winning tile; a hand has 14 (each meld, kong included, counts as 3)",
             )
+        standing = [0] * T.PLAYING_TILES
+        for i in conc:
+            standing[i] += 1
+        standing[win] += 1
+        object.__setattr__(self, "standing", tuple(standing))
         counts = self.tile_counts()
         most = max(counts)
         if most > 4:
@@ -152,10 +160,7 @@ class Hand:
 
     def tile_counts(self) -> list[int]:
         """Copies of each of the 34 playing tiles in the whole hand (melds and winning tile included)."""
-        counts = [0] * T.PLAYING_TILES
-        for c in self.concealed:
-            counts[T.INDEX[c]] += 1
-        counts[T.INDEX[self.winning_tile]] += 1
+        counts = list(self.standing)
         for m in self.melds:
             for c in m.tiles:
                 counts[T.INDEX[c]] += 1
