@@ -1,0 +1,18 @@
+"""Test-session isolation shared by all test modules."""
+
+import PIL.Image
+import pytest
+
+_PIL_OPEN = PIL.Image.open
+
+
+@pytest.fixture(autouse=True)
+def _restore_pil_open():
+    """Undo ultralytics' global patch of PIL.Image.open after each test.
+
+    Importing ultralytics (the peer-weights and training tests do) replaces PIL.Image.open
+    with a wrapper that tries to pip-install a HEIF plugin on any unidentified image; the
+    product never imports ultralytics beside the photo path, so later tests must see PIL's own.
+    """
+    yield
+    PIL.Image.open = _PIL_OPEN
