@@ -115,7 +115,7 @@ class Reading:
             for group, sets in (("chows", self.chows), ("number_pungs", self.number_pungs))
         }
         self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.all = tuple(range(len(d.units)))
+        self.all = Hit(tuple(range(len(d.units))))  # the whole-hand fans' one hit
         self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
         self._wait: str | None | bool = False  # not computed yet
         self.tags = self._tags(s.facts["hand_tags"])
@@ -161,7 +161,7 @@ class Reading:
         return self.pair if self.pair >= 0 and low <= self.units[self.pair].tile <= high else -1
 
     def whole(self) -> Hit:
-        return Hit(self.all)
+        return self.all
 
 
 def whole_hand(r: Reading, s: Situation, fan_key: str = "") -> bool:

@@ -134,8 +134,8 @@ def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan
     for fan, hit in sorted(found, key=lambda c: ORDER[c[0].key]):
         if fan.key in excluded:
             continue
-        units = frozenset(hit.units)
-        if any(fan.key in keys and units and units <= scope for keys, scope in absorbed):
+        if absorbed and hit.units and any(
+                fan.key in keys and scope.issuperset(hit.units) for keys, scope in absorbed):
             continue
         kept.append((fan, hit))
         cancels = fan.excludes
@@ -143,7 +143,7 @@ def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan
             cancels = cancels - {"fully_concealed_hand"}
         excluded |= cancels
         if fan.absorbs:
-            absorbed.append((fan.absorbs, units))
+            absorbed.append((fan.absorbs, frozenset(hit.units)))
     return kept
 
 
@@ -170,6 +170,7 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
 
 
 def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
+    """The kept fans (in table order, as _settle leaves them) with their tiles, one entry per fan."""
     groups: dict[str, list[tuple[str, ...]]] = {}
     made: dict[Hit, tuple[str, ...]] = {}  # whole-hand fans share one hit's tiles
     for fan, hit in kept:
@@ -183,7 +184,7 @@ def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) 
         groups.setdefault(fan.key, []).append(group)
     return [
         FanScore(key, BY_KEY[key].zh, BY_KEY[key].en, BY_KEY[key].points, len(g), tuple(g))
-        for key, g in sorted(groups.items(), key=lambda kv: ORDER[kv[0]])
+        for key, g in groups.items()
     ]
 
 
