@@ -177,3 +177,12 @@ def test_a_row_that_reads_backwards_takes_the_winning_tile_from_the_image_left()
     assert result.hand["winning_tile"] == "6z"
     winner = next(t for t in result.tiles if t.role == "winning")
     assert winner.box[0] == min(t.box[0] for t in result.tiles)  # the image's leftmost tile
+
+
+def test_a_sorted_row_overrules_a_gap_at_the_wrong_end():
+    # The first tile lies apart (nudged, or cut by the photo's edge) while the winning tile
+    # touches the row's right end: the row ascends left to right, so the player sits on our side.
+    hand = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "6z", "6z", "6z"]
+    result = read_detections(row_detections(RowSpec(hand, gaps_after={0: 20})), rules=RULES)
+    winner = next(t for t in result.tiles if t.role == "winning")
+    assert winner.code == "6z" and winner.box[0] == max(t.box[0] for t in result.tiles)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from scoring import score_json
 from vision.detections import BACK, TILE_CODES
@@ -22,6 +22,7 @@ from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
 PLAYING_ORDER = {c: n for n, c in enumerate(TILE_CODES)}  # suits in order, then honours
+CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many times as often as down
 MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
@@ -66,6 +67,7 @@ def read_hand(
     when the tile count cannot make a hand or tiles are unreadable.
     """
     warnings: list[str] = []
+    layout = _oriented(layout)
     kong_fill = _face_down_kongs(layout, kong_codes)
     choices = _tile_choices(layout, winning_tile, warnings)
     _check_tile_count(layout)
@@ -265,6 +267,31 @@ def _score_reading(
         results += [scored(w) for w in others]
     hand, score, w = winning[0] if winning else max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
     return Reading(codes, w, hand, score, probability)
+
+
+def _oriented(layout: Layout) -> Layout:
+    """Undo a view direction that the tiles' order contradicts.
+
+    Grouping takes the end where a tile lies apart for the winning tile's end (the player's
+    right). A tile can also lie apart at the other end (cut off by the photo's edge, nudged) while
+    the winning tile touches the row. Players sort their tiles, so when the row, read from the
+    winning tile's end backwards, clearly ascends, the winning tile is at the other end.
+    """
+    if layout.winning is None or len(layout.concealed) < 4:
+        return layout
+    image = list(layout.concealed) + [layout.winning]  # player's order
+    if layout.reversed_view:
+        image.reverse()  # now left to right in the photo
+    codes = [PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image]
+    up = sum(a < b for a, b in zip(codes, codes[1:]))
+    down = sum(a > b for a, b in zip(codes, codes[1:]))
+    ascends_in_image = up >= CLEAR_ORDER * max(down, 1)
+    descends_in_image = down >= CLEAR_ORDER * max(up, 1)
+    if layout.reversed_view and ascends_in_image:  # the player sits on our side after all
+        return replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
+    if not layout.reversed_view and descends_in_image:  # the player sits across the table
+        return replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
+    return layout
 
 
 def _reads_backwards(row: list[str]) -> bool:
