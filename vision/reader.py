@@ -67,7 +67,6 @@ def read_hand(
     when the tile count cannot make a hand or tiles are unreadable.
     """
     warnings: list[str] = []
-    layout = _oriented(layout)
     kong_fill = _face_down_kongs(layout, kong_codes)
     choices = _tile_choices(layout, winning_tile, warnings)
     _check_tile_count(layout)
@@ -269,7 +268,7 @@ def _score_reading(
     return Reading(codes, w, hand, score, probability)
 
 
-def _oriented(layout: Layout) -> Layout:
+def orient(layout: Layout) -> Layout:
     """Undo a view direction that the tiles' order contradicts.
 
     Grouping takes the end where a tile lies apart for the winning tile's end (the player's
