@@ -32,5 +32,5 @@ def run(args: argparse.Namespace) -> int:
     argv = facts["photo_args"] + ["--annotate", args.out] + (["--json"] if args.json else [])
     photo_args = parser.parse_args(argv)
     if not args.json:
-        print(f"mjlens photo {SAMPLE_IMAGE} {' '.join(argv)}\n")
+        print(f"mjlens photo {SAMPLE_IMAGE.relative_to(SAMPLES.parent)} {' '.join(argv)}\n")
     return run_on(SAMPLE_IMAGE, photo_args)
