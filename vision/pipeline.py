@@ -255,11 +255,11 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
     # A winning tile chosen by the reader (none was set apart) moves out of the concealed row.
     if layout.winning is None and best.winning >= 0:
         _move_to_winning(result, best.winning)
-    for g, group in enumerate(result.groups):
-        if group.kind == "meld":
-            codes = [result.tiles[i].code for i in group.tiles]
-            kind = "kong" if len(codes) == 4 else "pung" if len(set(codes)) == 1 else "chow"
-            result.groups[g] = GroupResult(kind, group.concealed, group.tiles, group.claimed)
+    # Meld groups follow layout.melds, as the hand's melds do: they take the kinds read.
+    meld_groups = [g for g, group in enumerate(result.groups) if group.kind == "meld"]
+    for g, meld in zip(meld_groups, best.hand["melds"]):
+        group = result.groups[g]
+        result.groups[g] = GroupResult(meld["kind"], group.concealed, group.tiles, group.claimed)
     result.hand, result.score = best.hand, best.score
     result.confidence = best.probability
     result.warnings.extend(reading.warnings)
