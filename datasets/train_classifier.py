@@ -1,0 +1,344 @@
+"""Train the second-stage tile classifier (vision/classifier.py) on CPU.
+
+Crops are cut from the synthetic scenes' ground truth (every tile box with its label:
+a tile code, or `back` when the face is not visible) plus the TRAINING split of the real
+camerash crops (the held-out split is never read here). Crops are cached once as 56x56
+views of the box grown 1.5x; each step then jitters the box (scale, aspect, shift, as
+detector boxes are imperfect), turns it by a random multiple of 90 degrees (sideways and
+upside-down tiles keep their code) and varies colour, before resizing to the network input.
+
+    nice -n 5 python datasets/train_classifier.py train --epochs 6 > /tmp/cls.log 2>&1 &
+    python datasets/train_classifier.py train --epochs 8 --resume    # continue a run
+    python datasets/train_classifier.py export --out models/mjlens-tile-classifier.onnx
+    python datasets/train_classifier.py evaluate
+
+Deterministic for a seed (single-threaded data order; torch CPU kernels may still differ
+in the last bits between machines).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "datasets"))
+
+from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, crop_box  # noqa: E402
+
+CACHE = Path("/work/cache")
+STORE_SCALE = 1.5  # cached crops cover the box grown 1.5x, room for the box jitter
+STORE_SIZE = 56
+CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
+REAL_REPEAT = 20  # the ~470 real training crops, seen as often as ~9k synthetic ones
+
+
+@dataclass(frozen=True)
+class CropSet:
+    """Crops (N x H x W x 3 uint8) with their class indices."""
+
+    images: np.ndarray
+    labels: np.ndarray
+
+
+# --- crops -------------------------------------------------------------------------------
+
+def scene_crops(root: Path, split: str, limit: int, scale: float, size: int, desc: str) -> CropSet:
+    """Every labelled tile of the first `limit` scenes of a synthetic split."""
+    import cv2
+    from tqdm import tqdm
+
+    metas = sorted((root / "meta" / split).glob("*.json"))[:limit]
+    images, labels = [], []
+    for meta_path in tqdm(metas, desc=desc, mininterval=5):
+        meta = json.loads(meta_path.read_text())
+        tiles = [t for t in meta["tiles"] if t["code"] in CLASS_INDEX]
+        if not tiles:
+            continue
+        bgr = cv2.imread(str(root / "images" / split / f"{meta_path.stem}.jpg"))
+        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+        for t in tiles:
+            images.append(crop_box(rgb, t["box"], scale, size))
+            labels.append(CLASS_INDEX[t["code"]])
+    return CropSet(np.stack(images), np.array(labels, np.int64))
+
+
+def real_crops(held_out: bool, scale: float, size: int) -> CropSet:
+    """Camerash crops of one split; the whole crop image is the tile box."""
+    from mjsynth.art import camerash_crops
+    from PIL import Image
+
+    chosen = [c for c in camerash_crops() if c.held_out == held_out]
+    images = []
+    for c in chosen:
+        rgb = np.asarray(Image.open(c.path).convert("RGB"))
+        images.append(crop_box(rgb, (0, 0, rgb.shape[1], rgb.shape[0]), scale, size))
+    return CropSet(np.stack(images), np.array([CLASS_INDEX[c.code] for c in chosen], np.int64))
+
+
+def cached(name: str, build) -> CropSet:
+    path = CACHE / "cls-crops" / f"{name}.npz"
+    if path.is_file():
+        data = np.load(path)
+        return CropSet(data["images"], data["labels"])
+    crops = build()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez(path, images=crops.images, labels=crops.labels)
+    return crops
+
+
+def training_crops(scenes_per_set: int) -> CropSet:
+    """Synthetic training crops (synth-v3 and synth-v2; gnome-smooth is held out of
+    both) plus the real training crops, repeated."""
+    parts = [cached(f"train-{name}-{scenes_per_set}", lambda name=name: scene_crops(
+        CACHE / name, "train", scenes_per_set, STORE_SCALE, STORE_SIZE, f"crops {name}"))
+        for name in ("synth-v3", "synth-v2")]
+    real = cached("train-camerash", lambda: real_crops(False, STORE_SCALE, STORE_SIZE))
+    parts += [real] * REAL_REPEAT
+    return CropSet(np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts]))
+
+
+def evaluation_sets(scenes: int) -> dict[str, CropSet]:
+    """Crops exactly as vision/classifier.py cuts them at run time."""
+    return {
+        "synthetic val (synth-v3)": cached(f"val-synth-v3-{scenes}", lambda: scene_crops(
+            CACHE / "synth-v3", "val", scenes, CROP_SCALE, INPUT_SIZE, "val crops")),
+        "held-out art (gnome-smooth)": cached(f"val-gnome-{scenes}", lambda: scene_crops(
+            CACHE / "synth-v2-transfer-gnome", "val", scenes, CROP_SCALE, INPUT_SIZE, "gnome crops")),
+        "held-out real (camerash)": cached("val-camerash", lambda: real_crops(True, CROP_SCALE, INPUT_SIZE)),
+    }
+
+
+# --- model ---------------------------------------------------------------------------------
+
+def build_model():
+    """Six conv-BN-ReLU blocks (three stride-2), global pooling, one linear layer:
+    ~0.28 M parameters, ~20 M multiply-adds for a 48x48 crop. Input is uint8 NCHW;
+    the model scales it itself so the ONNX file carries the normalisation."""
+    import torch
+    from torch import nn
+
+    def block(cin, cout, stride):
+        return [nn.Conv2d(cin, cout, 3, stride, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True)]
+
+    class TileNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            widths = [(3, 24, 2), (24, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2), (128, 128, 1)]
+            self.features = nn.Sequential(*[layer for w in widths for layer in block(*w)])
+            self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
+                                      nn.Linear(128, len(CLASSES)))
+
+        def forward(self, x):
+            return self.head(self.features(x.float() / 255.0 - 0.5))
+
+    return TileNet()
+
+
+def with_softmax(model):
+    """The network as exported: softmax probabilities out."""
+    from torch import nn
+
+    return nn.Sequential(model, nn.Softmax(dim=1))
+
+
+# --- augmentation ------------------------------------------------------------------------
+
+def augment(batch, generator):
+    """Jittered box, quarter turns and colour changes for a uint8 N x H x W x 3 batch;
+    returns N x 3 x INPUT_SIZE x INPUT_SIZE floats in 0..255."""
+    import torch
+    import torch.nn.functional as F
+
+    x = torch.from_numpy(batch).permute(0, 3, 1, 2).float()
+    n = x.shape[0]
+    u = lambda *shape: torch.rand(*shape, generator=generator)  # noqa: E731
+    scale = CROP_SCALE * (0.88 + 0.32 * u(n))
+    aspect = 1 + 0.16 * (u(n) - 0.5)
+    sx, sy = scale * aspect, scale / aspect
+    dx, dy = 0.16 * (u(n) - 0.5), 0.16 * (u(n) - 0.5)
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0], theta[:, 1, 1] = sx / STORE_SCALE, sy / STORE_SCALE
+    theta[:, 0, 2], theta[:, 1, 2] = 2 * dx / STORE_SCALE, 2 * dy / STORE_SCALE
+    grid = F.affine_grid(theta, (n, 3, INPUT_SIZE, INPUT_SIZE), align_corners=False)
+    x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
+
+    turns = torch.randint(0, 4, (n,), generator=generator)
+    for k in (1, 2, 3):
+        sel = turns == k
+        x[sel] = torch.rot90(x[sel], k, dims=(2, 3))
+
+    # Colour: white balance, brightness/contrast, some grey, blur and noise.
+    x = x * (0.85 + 0.3 * u(n, 3, 1, 1)) * (0.7 + 0.6 * u(n, 1, 1, 1))
+    mean = x.mean(dim=(1, 2, 3), keepdim=True)
+    x = (x - mean) * (0.7 + 0.6 * u(n, 1, 1, 1)) + mean
+    grey = u(n) < 0.1
+    x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    blur = u(n) < 0.2
+    if blur.any():
+        x[blur] = F.avg_pool2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), 3, stride=1)
+    x = x + torch.randn(x.shape, generator=generator) * (8 * u(n, 1, 1, 1))
+    return x.clamp(0, 255)
+
+
+# --- training / evaluation ---------------------------------------------------------------
+
+def predict(model, images: np.ndarray, batch: int = 512) -> np.ndarray:
+    """Softmax probabilities for N x INPUT_SIZE x INPUT_SIZE x 3 uint8 crops."""
+    import torch
+
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(images), batch):
+            x = torch.from_numpy(np.ascontiguousarray(images[i:i + batch].transpose(0, 3, 1, 2)))
+            out.append(torch.softmax(model(x), dim=1).numpy())
+    return np.concatenate(out) if out else np.zeros((0, len(CLASSES)), np.float32)
+
+
+@dataclass(frozen=True)
+class Score:
+    top1: float
+    top3: float
+    count: int
+    worst: tuple[tuple[str, float, int], ...]  # (code, top-1 accuracy, crops) lowest first
+
+
+def score(probabilities: np.ndarray, labels: np.ndarray) -> Score:
+    order = np.argsort(-probabilities, axis=1)
+    hit1 = order[:, 0] == labels
+    hit3 = (order[:, :3] == labels[:, None]).any(axis=1)
+    per_class = [(CLASSES[c], float(hit1[labels == c].mean()), int((labels == c).sum()))
+                 for c in np.unique(labels)]
+    worst = tuple(sorted(per_class, key=lambda r: (r[1], -r[2]))[:5])
+    return Score(float(hit1.mean()), float(hit3.mean()), len(labels), worst)
+
+
+def format_score(name: str, s: Score) -> str:
+    worst = ", ".join(f"{c} {a:.2f} (n={n})" for c, a, n in s.worst)
+    return f"{name:<30} top1 {s.top1:.3f}  top3 {s.top3:.3f}  n={s.count}  worst: {worst}"
+
+
+def train(args) -> int:
+    import torch
+    from tqdm import tqdm
+
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    run = args.run_dir
+    run.mkdir(parents=True, exist_ok=True)
+    data = training_crops(args.scenes)
+    evals = evaluation_sets(args.eval_scenes)
+    print(f"training crops: {len(data.labels)} (incl. real x{REAL_REPEAT}); "
+          + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
+
+    model = build_model()
+    print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
+    steps_per_epoch = args.epoch_samples // args.batch
+    optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, args.lr, total_steps=steps_per_epoch * args.epochs,
+                                                   pct_start=0.15)
+    generator = torch.Generator().manual_seed(args.seed)
+    start = 0
+    checkpoint = run / "last.pt"
+    if args.resume and checkpoint.is_file():
+        state = torch.load(checkpoint, weights_only=False)
+        model.load_state_dict(state["model"])
+        optimiser.load_state_dict(state["optimiser"])
+        schedule.load_state_dict(state["schedule"])
+        generator.set_state(state["generator"])
+        start = state["epoch"]
+        print(f"resumed after epoch {start}", flush=True)
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
+    labels = torch.from_numpy(data.labels)
+
+    for epoch in range(start, args.epochs):
+        model.train()
+        began, total = time.time(), 0.0
+        bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{args.epochs}", mininterval=10)
+        for _ in bar:
+            idx = torch.randint(0, len(labels), (args.batch,), generator=generator)
+            x = augment(data.images[idx.numpy()], generator)
+            loss = loss_fn(model(x), labels[idx])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+            total += loss.item()
+            bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
+        print(f"epoch {epoch + 1}: loss {total / steps_per_epoch:.3f}, {time.time() - began:.0f} s", flush=True)
+        for name, crops in evals.items():
+            print("  " + format_score(name, score(predict(model, crops.images), crops.labels)), flush=True)
+        torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
+                    "schedule": schedule.state_dict(), "generator": generator.get_state(),
+                    "epoch": epoch + 1, "args": vars(args) | {"run_dir": str(run)}}, checkpoint)
+        export(model, run / "classifier.onnx")
+    return 0
+
+
+def export(model, out: Path) -> None:
+    import torch
+
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_SIZE, INPUT_SIZE, dtype=torch.uint8)
+    torch.onnx.export(with_softmax(model), dummy, str(out), input_names=["crops"], output_names=["probabilities"],
+                      dynamic_axes={"crops": {0: "n"}, "probabilities": {0: "n"}}, opset_version=17,
+                      dynamo=False)
+
+
+def load_checkpoint(run: Path):
+    import torch
+
+    model = build_model()
+    model.load_state_dict(torch.load(run / "last.pt", weights_only=False)["model"])
+    return model
+
+
+def export_command(args) -> int:
+    export(load_checkpoint(args.run_dir), args.out)
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB)")
+    return 0
+
+
+def evaluate_command(args) -> int:
+    """Scores an exported ONNX file on crops cut exactly as vision/classifier.py cuts them."""
+    from vision.classifier import TileClassifier
+
+    classifier = TileClassifier(args.model)
+    for name, crops in evaluation_sets(args.eval_scenes).items():
+        probs = classifier.run_batch(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2)))
+        print(format_score(name, score(probs, crops.labels)))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--run-dir", type=Path, default=CACHE / "cls-runs" / "tilenet")
+    common.add_argument("--eval-scenes", type=int, default=150, help="scenes per synthetic evaluation set")
+    t = sub.add_parser("train", parents=[common])
+    t.add_argument("--epochs", type=int, default=6)
+    t.add_argument("--epoch-samples", type=int, default=60000, help="crops drawn per epoch")
+    t.add_argument("--batch", type=int, default=256)
+    t.add_argument("--lr", type=float, default=4e-3)
+    t.add_argument("--scenes", type=int, default=2700, help="training scenes taken from each synthetic set")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--resume", action="store_true")
+    e = sub.add_parser("export", parents=[common])
+    e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
+    v = sub.add_parser("evaluate", parents=[common])
+    v.add_argument("--model", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
+    args = parser.parse_args(argv)
+    return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

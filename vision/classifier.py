@@ -1,0 +1,170 @@
+"""Second-stage tile classifier: re-reads each detected tile box with a small CNN.
+
+The detector localises tiles well long before its 45-way class head is reliable; this
+model is trained on tile crops alone (far more tile views per CPU-second than whole
+scenes), so the codes and top-3 alternatives of a tile box come from here.
+
+ONNX Runtime on CPU; onnxruntime and OpenCV are imported lazily.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Sequence
+
+from vision.detections import BACK, TILE_CODES
+
+if TYPE_CHECKING:
+    import numpy as np
+
+DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
+
+# Class-index order of the classifier's output: the 42 tile codes, then face-down.
+CLASSES: tuple[str, ...] = (*TILE_CODES, BACK)
+INPUT_SIZE = 48  # square network input; sideways and upright tiles are both squashed to it
+# The crop reaches a little past the box: detector boxes are often a few pixels short.
+CROP_SCALE = 1.1
+TOP_K = 3
+
+
+class ClassifierError(Exception):
+    """Weights missing or unreadable, or unusable input; `code` is machine-readable."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class TileReading:
+    """The classifier's best codes for one box, best first, with probabilities."""
+
+    top: tuple[tuple[str, float], ...]
+
+    @property
+    def code(self) -> str:
+        return self.top[0][0]
+
+    @property
+    def confidence(self) -> float:
+        return self.top[0][1]
+
+
+def crop_box(rgb: "np.ndarray", box: Sequence[float], scale: float, size: int) -> "np.ndarray":
+    """The box, grown by `scale` about its centre, resized to size x size (HxWx3 uint8).
+
+    Parts of the grown box outside the image repeat the border pixels, so boxes at the
+    image edge (and whole-image crops) keep the tile centred like any other.
+    """
+    import cv2
+    import numpy as np
+
+    x1, y1, x2, y2 = (float(v) for v in box)
+    if not (x2 > x1 and y2 > y1):
+        raise ClassifierError("bad-box", f"box {tuple(box)} has no area")
+    cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+    hw, hh = (x2 - x1) * scale / 2, (y2 - y1) * scale / 2
+    left, top = int(np.floor(cx - hw)), int(np.floor(cy - hh))
+    right, bottom = max(int(np.ceil(cx + hw)), left + 1), max(int(np.ceil(cy + hh)), top + 1)
+    h, w = rgb.shape[:2]
+    pad = (max(0, -top), max(0, bottom - h), max(0, -left), max(0, right - w))
+    region = rgb[max(0, top):min(h, bottom), max(0, left):min(w, right)]
+    if region.size == 0:
+        raise ClassifierError("bad-box", f"box {tuple(box)} lies outside the {w}x{h} image")
+    if any(pad):
+        region = cv2.copyMakeBorder(region, *pad, cv2.BORDER_REPLICATE)
+    shrinking = region.shape[0] > size or region.shape[1] > size
+    return cv2.resize(region, (size, size),
+                      interpolation=cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR)
+
+
+def preprocess(rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarray":
+    """N x 3 x INPUT_SIZE x INPUT_SIZE uint8 batch of the boxes' crops (the network
+    itself scales to 0..1, so callers never need to know the normalisation)."""
+    import numpy as np
+
+    if rgb.ndim != 3 or rgb.shape[2] != 3:
+        raise ClassifierError("bad-image", f"expected an HxWx3 RGB image, got shape {rgb.shape}")
+    crops = [crop_box(rgb, b, CROP_SCALE, INPUT_SIZE) for b in boxes]
+    if not crops:
+        return np.zeros((0, 3, INPUT_SIZE, INPUT_SIZE), np.uint8)
+    return np.ascontiguousarray(np.stack(crops).transpose(0, 3, 1, 2))
+
+
+def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
+    """Best k classes per row of an N x len(CLASSES) probability matrix."""
+    import numpy as np
+
+    order = np.argsort(-probabilities, axis=1)[:, :k]
+    return [TileReading(tuple((CLASSES[i], float(row[i])) for i in idx))
+            for row, idx in zip(probabilities, order)]
+
+
+class TileClassifier:
+    """Loads the ONNX classifier once; `probabilities`/`classify` read many boxes per run."""
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL):
+        self.model_path = Path(model_path)
+        self._session = None
+
+    def _load(self):
+        if self._session is None:
+            if not self.model_path.is_file():
+                raise ClassifierError("model-missing", f"tile classifier weights not found: {self.model_path}")
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            options.log_severity_level = 3
+            try:
+                session = ort.InferenceSession(str(self.model_path), options,
+                                               providers=["CPUExecutionProvider"])
+            except Exception as exc:  # onnxruntime raises several unrelated types for bad files
+                raise ClassifierError("model-corrupt",
+                                      f"cannot load tile classifier {self.model_path}: {exc}") from exc
+            width = session.get_outputs()[0].shape[-1]
+            if width != len(CLASSES):
+                raise ClassifierError("model-corrupt", f"{self.model_path} outputs {width} classes, "
+                                                       f"expected {len(CLASSES)}")
+            self._session = session
+        return self._session
+
+    def probabilities(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarray":
+        """N x len(CLASSES) softmax probabilities, all boxes of the image in one run."""
+        return self.run_batch(preprocess(rgb, boxes))
+
+    def run_batch(self, batch: "np.ndarray") -> "np.ndarray":
+        """Probabilities for an already cut N x 3 x INPUT_SIZE x INPUT_SIZE uint8 batch."""
+        import numpy as np
+
+        session = self._load()
+        if len(batch) == 0:
+            return np.zeros((0, len(CLASSES)), np.float32)
+        return session.run(None, {session.get_inputs()[0].name: batch})[0]
+
+    def classify(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> list[TileReading]:
+        """Top-3 (code, probability) for each box, best first."""
+        return top_k(self.probabilities(rgb, boxes))
+
+
+def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "np.ndarray",
+            mode: str) -> TileReading:
+    """Top-3 reading of one tile box from the detector's alternatives and the
+    classifier's probability vector.
+
+    "classifier": the classifier's top 3 alone. "product": both opinions multiplied and
+    renormalised; the detector only reports its top 3, so the mass it left over is
+    spread evenly across the classes it did not list.
+    """
+    import numpy as np
+
+    if mode == "classifier":
+        return top_k(probabilities[None])[0]
+    if mode != "product":
+        raise ClassifierError("bad-mode", f"unknown combination mode {mode!r}")
+    listed = {code: p for code, p in detector_alternatives if code in CLASSES}
+    rest = max(1.0 - sum(listed.values()), 0.0) / max(len(CLASSES) - len(listed), 1)
+    detector = np.array([listed.get(c, rest) for c in CLASSES]) + 1e-6
+    joint = detector * probabilities
+    return top_k((joint / joint.sum())[None])[0]
