@@ -107,3 +107,24 @@ def test_shipped_classifier_reads_rendered_fluffystuff_tiles(tmp_path):
         total += len(tiles)
     print(f"rendered fluffystuff tiles read right: {right}/{total}")
     assert total and right / total >= MIN_RENDERED_ACCURACY
+
+
+def test_reread_keeps_group_boxes_and_scales_boxes_to_the_decoded_image(tmp_path):
+    from vision.classifier import reread
+    from vision.detections import Detection
+
+    seen = []
+
+    class Recorder(TileClassifier):
+        def probabilities(self, rgb, boxes):
+            seen.extend(boxes)
+            probs = np.zeros((len(boxes), len(CLASSES)))
+            probs[:, CLASSES.index("back")] = 1.0
+            return probs
+
+    meld = Detection((0, 0, 100, 50), "meld", 0.9, (("meld", 0.9),))
+    tile = Detection((20, 10, 40, 50), "3m", 0.5, (("3m", 0.5), ("2m", 0.3)))
+    out = reread(Recorder(tmp_path / "unused.onnx"), np.zeros((50, 100, 3), np.uint8), [meld, tile],
+                 image_size=(200, 100))
+    assert out[0] is meld and out[1].code == "back" and out[1].box == tile.box
+    assert seen == [(10.0, 5.0, 20.0, 25.0)]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from vision.detections import BACK, TILE_CODES
+from vision.detections import BACK, TILE_CODES, Detection
 
 if TYPE_CHECKING:
     import numpy as np
@@ -168,3 +168,23 @@ def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "
     detector = np.array([listed.get(c, rest) for c in CLASSES]) + 1e-6
     joint = detector * probabilities
     return top_k((joint / joint.sum())[None])[0]
+
+
+def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[Detection],
+           mode: str = "classifier", image_size: tuple[int, int] | None = None) -> list[Detection]:
+    """The detections with every tile box's code, confidence and top-3 alternatives
+    taken from the classifier (combined with the detector's by `mode`, see `combine`);
+    meld and concealed-kong boxes pass through unchanged.
+
+    `image_size` (width, height) is the frame the boxes are in when `rgb` was decoded
+    smaller than the original (the detector's reduced JPEG decode); default: rgb's own.
+    """
+    width, height = image_size or (rgb.shape[1], rgb.shape[0])
+    sx, sy = rgb.shape[1] / width, rgb.shape[0] / height
+    tiles = [i for i, d in enumerate(detections) if d.is_tile]
+    boxes = [(x1 * sx, y1 * sy, x2 * sx, y2 * sy) for x1, y1, x2, y2 in (detections[i].box for i in tiles)]
+    out = list(detections)
+    for i, probs in zip(tiles, classifier.probabilities(rgb, boxes)):
+        reading = combine(detections[i].alternatives, probs, mode)
+        out[i] = Detection(detections[i].box, reading.code, reading.confidence, reading.top)
+    return out
