@@ -303,8 +303,8 @@ def _box_runs(
     contains its centre (the one covering most of it). Boxes are axis-aligned, so a tilted meld's
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
     its least-covered end tiles, a meld box's fourth tile must lie well inside, and of the runs a
-    box takes in several rows only the best-covered one counts. A lone tile well inside the box
-    (one cut off by the photo's edge, which no row reaches) completes a run short of four.
+    box takes in several rows only the best-covered one counts. Lone tiles well inside the box
+    (cut off by the photo's edge, so no row reaches them) complete a run of two or three.
     """
     if not group_boxes:
         return []
@@ -333,16 +333,16 @@ def _box_runs(
                 else:
                     hi -= 1
             total = sum(cover[lo:hi])
-            if hi - lo >= 3 and (b not in best or total > best[b][0]):
+            if hi - lo >= 2 and (b not in best or total > best[b][0]):
                 best[b] = (total, row.members[lo:hi], row.direction)
     runs = []
     for b, box in enumerate(group_boxes):
-        if b not in best:
+        run, direction = best[b][1:] if b in best else ([], (1.0, 0.0))
+        run = run + [i for i in lone.get(b, []) if i not in run][: 4 - len(run)]
+        if len(run) < 3:
             warnings.append(f"a {box.code} box holds no run of 3-4 tiles; ignored it")
             continue
-        _, run, direction = best[b]
-        extra = lone.get(b, [])[: 4 - len(run)]
-        runs.append((box, sorted(run + extra, key=lambda i: tiles[i].center[0]), direction))
+        runs.append((box, sorted(run, key=lambda i: tiles[i].center[0]), direction))
     return runs
 
 
