@@ -157,18 +157,23 @@ def context_of(meta: dict) -> dict:
     return {k: meta["hand"][k] for k in CONTEXT_KEYS}
 
 
-def evaluate(scenes: list[Scene], rules: str, detector, desc: str) -> tuple[Tally, Tally, Tally]:
-    """(truth detections over complete photos, truth detections over all, detector over all)."""
+def evaluate(scenes: list[Scene], rules: str, detector, desc: str) -> tuple[Tally, Tally, Tally, list[float]]:
+    """(truth detections over complete photos, truth detections over all, detector over all,
+    seconds per read from truth detections of complete photos)."""
     gt_complete, gt_all, model = Tally(), Tally(), Tally()
+    read_seconds = []
     for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
         kw = dict(rules=rules, context=context_of(scene.meta), kong_codes=kong_hints(scene.meta))
+        t0 = time.perf_counter()
         result = read_detections(truth_detections(scene.meta), **kw)
+        seconds = time.perf_counter() - t0
         judge(result, scene.meta, rules, gt_all)
         if scene.complete:
             judge(result, scene.meta, rules, gt_complete)
+            read_seconds.append(seconds)
         if detector is not None:
             judge(read_photo(scene.jpeg, detect=detector.detect, **kw), scene.meta, rules, model)
-    return gt_complete, gt_all, model
+    return gt_complete, gt_all, model, read_seconds
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
@@ -217,10 +222,12 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {"rules": args.rules, "seed": args.seed, "sets": {}}
     lines = [f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
+    read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)
         timed = timed or scenes[: args.latency]
-        gt_complete, gt_all, model = evaluate(scenes, args.rules, detector, name)
+        gt_complete, gt_all, model, seconds = evaluate(scenes, args.rules, detector, name)
+        read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
         if detector is not None:
@@ -230,6 +237,12 @@ def main(argv: list[str] | None = None) -> int:
                   "failures": dict(t.failures)}
             for key, t in (("truth_complete", gt_complete), ("truth_all", gt_all), ("detector", model))
         }
+    if read_seconds:
+        # A full read (grouping, hand reading, scoring) of a complete hand, without the detector:
+        # what the pipeline adds to the detector whatever the detector's accuracy.
+        report["read_from_true_boxes_p50_s"] = statistics.median(read_seconds)
+        lines.append(f"grouping + reading + scoring from true boxes, complete photos: "
+                     f"p50 {1000 * statistics.median(read_seconds):.1f} ms")
     if detector is not None and timed:
         alone, whole = latency(timed, args.rules, detector)
         report["latency"] = {"detector_p50_s": alone, "photo_to_score_p50_s": whole, "ratio": whole / alone}
