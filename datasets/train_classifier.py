@@ -257,13 +257,17 @@ def train(args) -> int:
         print(f"resumed after epoch {start}", flush=True)
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.05)
     labels = torch.from_numpy(data.labels)
+    # Flowers are far rarer than suit tiles in the scenes; drawing each crop with weight
+    # count(class)^-balance evens that out partly (0: as they come, 1: every class equal).
+    counts = torch.bincount(labels, minlength=len(CLASSES)).clamp(min=1).double()
+    weights = counts[labels] ** -args.balance
 
     for epoch in range(start, args.epochs):
         model.train()
         began, total = time.time(), 0.0
         bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{args.epochs}", mininterval=10)
         for _ in bar:
-            idx = torch.randint(0, len(labels), (args.batch,), generator=generator)
+            idx = torch.multinomial(weights, args.batch, replacement=True, generator=generator)
             x = augment(data.images[idx.numpy()], generator)
             loss = loss_fn(model(x), labels[idx])
             optimiser.zero_grad()
@@ -331,6 +335,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--scenes", type=int, default=2700, help="training scenes taken from each synthetic set")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1)
+    t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
     t.add_argument("--resume", action="store_true")
     e = sub.add_parser("export", parents=[common])
     e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
