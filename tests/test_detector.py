@@ -247,7 +247,7 @@ def test_corrupt_weights_are_reported(tmp_path):
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="shipped model not built")
 # The shipped model finds at least this share of the tiles (right box, right code) in hand
 # scenes rendered with training art; models/MODEL_CARD.md records the measured value.
-MIN_RENDERED_RECALL = 0.3
+MIN_RENDERED_RECALL = 0.4
 
 
 @needs_model
