@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from PIL import Image
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tiles.onnx"
+DEFAULT_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
 # Above any phone camera's 12-108 MP; a 20000x20000 image (400 MP) is refused before its
 # pixels are decoded. Pillow itself refuses images over ~179 MP at open (reported the same).
 MAX_PIXELS = 150_000_000
@@ -278,13 +279,20 @@ class Detector:
     """The shipped tile detector; the ONNX session is created on first use."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float = 0.25,
-                 iou_threshold: float = 0.5):
+                 iou_threshold: float = 0.5, classifier_path: str | Path | None = DEFAULT_CLASSIFIER):
         self.model_path = Path(model_path)
         self.conf_threshold = conf_threshold
         self.iou_threshold = iou_threshold
         self._session = None
         self._input_name = ""
         self.imgsz = 0
+        # The second-stage classifier reads tile codes far better than the detector's own
+        # class head (models/CLASSIFIER_CARD.md); without its file the detector's codes stand.
+        self._classifier = None
+        if classifier_path is not None and Path(classifier_path).is_file():
+            from vision.classifier import TileClassifier
+
+            self._classifier = TileClassifier(classifier_path)
 
     def _load(self):
         if self._session is not None:
@@ -322,7 +330,15 @@ class Detector:
         raw = session.run(None, {self._input_name: tensor})[0][0]
         # Boxes map to the decoded pixels; rescale if the JPEG was decoded at reduced size.
         fit = _rescaled(fit, width, height)
-        return decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold)
+        detections = decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold)
+        if self._classifier is None:
+            return detections
+        from vision.classifier import ClassifierError, reread
+
+        try:
+            return reread(self._classifier, rgb, detections, "classifier", image_size=(width, height))
+        except ClassifierError as exc:
+            raise DetectorError(exc.code, exc.message) from exc
 
 
 def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
