@@ -113,13 +113,10 @@ class TileClassifier:
         if self._session is None:
             if not self.model_path.is_file():
                 raise ClassifierError("model-missing", f"tile classifier weights not found: {self.model_path}")
-            import onnxruntime as ort
+            from vision.detector import cpu_session
 
-            options = ort.SessionOptions()
-            options.log_severity_level = 3
             try:
-                session = ort.InferenceSession(str(self.model_path), options,
-                                               providers=["CPUExecutionProvider"])
+                session = cpu_session(self.model_path)
             except Exception as exc:  # onnxruntime raises several unrelated types for bad files
                 raise ClassifierError("model-corrupt",
                                       f"cannot load tile classifier {self.model_path}: {exc}") from exc
