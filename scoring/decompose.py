@@ -262,11 +262,6 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     return tuple(result)
 
 
-def _completes(counts: list[int], n_melds: int) -> bool:
-    """Whether the standing tiles form a winning shape other than seven pairs."""
-    return _regular_fit(counts) or bool(_standing_readings(tuple(counts), n_melds))
-
-
 def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = (), dead: bool = False) -> list[str]:
     """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
     already holds four times, melds included, is a dead wait: no copy is left to win on, so it is
@@ -299,17 +294,12 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], 
     if n_melds == 0 and T.PLAYING_TILES - counts.count(0) <= 7:
         odd = [i for i, n in enumerate(counts) if n % 2]
         pairs_wait = odd[0] if len(odd) == 1 else -1
-    if _special_in_reach(counts, n_melds):  # rare: try every tile against every shape
-        base = list(counts)
-        found = []
-        for i in range(T.PLAYING_TILES):
-            base[i] += 1
-            if i == pairs_wait or _completes(base, n_melds):
-                found.append(i)
-            base[i] -= 1
-    else:
-        found = sorted(_regular_waits(counts) | ({pairs_wait} if pairs_wait >= 0 else set()))
-    return tuple(i for i in found if dead or held[i] < 4)[:limit]
+    found = _regular_waits(counts)
+    if pairs_wait >= 0:
+        found.add(pairs_wait)
+    if n_melds <= 1:
+        found |= _special_waits(counts, n_melds)
+    return tuple(i for i in sorted(found) if dead or held[i] < 4)[:limit]
 
 
 def _regular_waits(counts: tuple[int, ...]) -> set[int]:
@@ -398,20 +388,37 @@ def _sets_fit(counts: tuple[int, ...]) -> bool:
     return True
 
 
-def _special_in_reach(counts: tuple[int, ...], n_melds: int) -> bool:
-    """Whether one more tile could complete 十三幺, 全不靠 or 组合龙, whose waits need not touch
-    the tiles held (seven pairs waits on its lone tile, handled apart)."""
-    if n_melds > 1:
-        return False
+def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
+    """Tiles that complete 十三幺, 全不靠 / 七星不靠 or a 组合龙 reading, whose waits need not
+    touch the tiles held; each form is answered from its definition (see _standing_readings)."""
+    out: set[int] = set()
     if n_melds == 0:
-        if max(counts) == 1:
-            return True
-        # 十三幺 one tile away: twelve different terminals and honours at least, nothing else
-        if T.PLAYING_TILES - counts.count(0) >= 12 and not any(counts[i] for i in _MIDDLE_TILES):
-            return True
-    # 组合龙 one tile away: eight of one knitted pattern's nine tiles
-    return T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 8 and \
-        any(sum(1 for i in p if counts[i]) >= 8 for p in KNITTED_PATTERNS)
-
-
-_MIDDLE_TILES = tuple(i for i in range(T.NUMBER_TILES) if not T.is_terminal(i))
+        orphans = [counts[i] for i in T.TERMINALS_AND_HONOURS]
+        if sum(orphans) == 13:  # nothing but terminals and honours
+            missing = [i for i, n in zip(T.TERMINALS_AND_HONOURS, orphans) if not n]
+            if not missing:
+                out.update(T.TERMINALS_AND_HONOURS)
+            elif len(missing) == 1:  # then one of the twelve is held twice
+                out.add(missing[0])
+        if max(counts) == 1:  # thirteen different tiles: a 14th different one of a fitting pattern
+            numbers = {i for i in range(T.NUMBER_TILES) if counts[i]}
+            for pattern in KNITTED_PATTERNS:
+                if numbers.issubset(pattern):
+                    out.update(i for i in (*pattern, *range(T.NUMBER_TILES, T.PLAYING_TILES)) if not counts[i])
+    if T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 8:
+        rest = list(counts)
+        for pattern in KNITTED_PATTERNS:
+            missing = [i for i in pattern if not counts[i]]
+            if len(missing) > 1:
+                continue
+            for i in pattern:
+                rest[i] -= bool(counts[i])
+            # all nine held: the rest waits as sets and a pair; eight: the rest must already be
+            # sets and a pair, and the ninth completes the 组合龙
+            if not missing:
+                out |= _regular_waits(tuple(rest))
+            elif _regular_fit(rest):
+                out.add(missing[0])
+            for i in pattern:
+                rest[i] += bool(counts[i])
+    return out

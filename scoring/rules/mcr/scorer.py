@@ -13,6 +13,9 @@ Flowers are added after the 8-fan minimum is checked.
 from __future__ import annotations
 
 import dataclasses
+from bisect import bisect_left
+from functools import lru_cache
+from itertools import compress
 
 from ... import tiles as T
 from ...decompose import Decomposition, decompositions, wait_count
@@ -51,38 +54,46 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     return ctx
 
 
+# Tile tags (ONLY_TAGS, RANK_TAGS, no_honours) as tag_mask bits: per tile, the ones that stay true
+# when the hand holds it, so a hand's are the AND over its different tiles.
+_TILE_TAGS = (*ONLY_TAGS, *RANK_TAGS, "no_honours")
+_TAGS_OF_TILE = tuple(
+    tag_mask([tag for tag, tiles in ONLY_TAGS.items() if i in tiles]
+             + [tag for tag, (low, high) in RANK_TAGS.items() if i < T.NUMBER_TILES and low <= i % 9 + 1 <= high]
+             + (["no_honours"] if i < T.NUMBER_TILES else []))
+    for i in range(T.PLAYING_TILES)
+)
+_SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
+
+
 def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
-    honours = f["honours"]
-    flags = {
-        "honours": honours, "no_honours": not honours, "fours": bool(f["fours"]),
-        "nine_gates": f["nine_gates_shape"], "self_drawn": ctx.self_drawn, "discard": not ctx.self_drawn,
-        "concealed": f["concealed"], "last_tile": ctx.last_tile, "kong_replacement": ctx.kong_replacement,
-        "robbing_kong": ctx.robbing_kong, "last_copy": ctx.last_copy, "four_melds": len(hand.melds) == 4,
-        f"suits{len(f['suits'])}": True,
-    }
-    for tag, tiles in ONLY_TAGS.items():
-        flags[tag] = f["present"] <= tiles
-    for tag, (low, high) in RANK_TAGS.items():
-        flags[tag] = not honours and low <= f["min_rank"] and f["max_rank"] <= high
-    return tag_mask(tag for tag, on in flags.items() if on)
+    tags = tag_mask(_TILE_TAGS)
+    for i in f["present"]:
+        tags &= _TAGS_OF_TILE[i]
+    flags = (("honours", f["honours"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
+             ("self_drawn", ctx.self_drawn), ("discard", not ctx.self_drawn), ("concealed", f["concealed"]),
+             ("last_tile", ctx.last_tile), ("kong_replacement", ctx.kong_replacement),
+             ("robbing_kong", ctx.robbing_kong), ("last_copy", ctx.last_copy),
+             ("four_melds", len(hand.melds) == 4))
+    return tags | _SUITS_TAGS[len(f["suits"])] | tag_mask(tag for tag, on in flags if on)
 
 
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
-    present = [i for i in range(T.PLAYING_TILES) if counts[i]]
-    numbers = [i for i in present if i < T.NUMBER_TILES]
-    ranks = [i % 9 + 1 for i in numbers] or [0]
-    honours = len(numbers) < len(present)
+    present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
+    n_numbers = bisect_left(present, T.NUMBER_TILES)
+    honours = n_numbers < len(present)
     facts = {
         "present": frozenset(present),
-        "min_rank": min(ranks),
-        "max_rank": max(ranks),
+        # ranks run 1-9 in each suit; an all-honours hand has none (0)
+        "min_rank": min((i % 9 for i in present[:n_numbers]), default=-1) + 1,
+        "max_rank": max((i % 9 for i in present[:n_numbers]), default=-1) + 1,
         "concealed": hand.is_concealed,
-        "suits": frozenset(i // 9 for i in numbers),
+        "suits": frozenset(i // 9 for i in present[:n_numbers]),
         "honours": honours,
-        "winds": honours and any(27 <= i <= 30 for i in present),
-        "dragons": honours and any(31 <= i <= 33 for i in present),
+        "winds": honours and present[n_numbers] <= 30,
+        "dragons": honours and present[-1] >= 31,
         "fours": tuple(i for i in present if counts[i] == 4),
         "nine_gates_shape": not hand.melds and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
@@ -97,33 +108,41 @@ def _nine_gates_shape(concealed: tuple[str, ...]) -> bool:
             and "".join(c[0] for c in concealed) == "1112345678999")
 
 
-def _forest(candidates: list[tuple[Fan, Hit]], n_units: int) -> list[tuple[Fan, Hit]]:
-    """The highest-scoring subset of combination fans whose links stay a forest.
+def _forest(candidates: list[tuple[Fan, Hit]]) -> list[tuple[Fan, Hit]]:
+    """The highest-scoring subset of combination fans whose links stay a forest (_forest_picks)."""
+    if len(candidates) <= 1:  # one fan joins distinct sets, so it closes no cycle
+        return candidates
+    return [candidates[i] for i in _forest_picks(tuple((fan.points, hit.units) for fan, hit in candidates))]
 
-    Each chosen fan joins its units into one component; a fan whose units already share a
-    component would close a cycle.  Candidates come in table order (highest first) and are tried
-    in it, so among equal totals the choice with the bigger fans (then table order) wins."""
-    rest = [0] * (len(candidates) + 1)
-    for i in range(len(candidates) - 1, -1, -1):
-        rest[i] = rest[i + 1] + candidates[i][0].points
+
+@lru_cache(maxsize=4096)
+def _forest_picks(links: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[int, ...]:
+    """Which of the candidate links, (points, units) each, to keep.  Each chosen fan joins its
+    units into one component; a fan whose units already share a component would close a cycle.
+    Candidates come in table order (highest first) and are tried in it, so among equal totals the
+    choice with the bigger fans (then table order) wins.  Cached: the search is a pure function
+    of the links, and hands repeat the same few link patterns."""
+    rest = [0] * (len(links) + 1)
+    for i in range(len(links) - 1, -1, -1):
+        rest[i] = rest[i + 1] + links[i][0]
     best_total, best_pick = 0, ()
 
     def walk(i: int, comp: tuple[int, ...], total: int, picked: tuple[int, ...]) -> None:
         nonlocal best_total, best_pick
         if total > best_total:
             best_total, best_pick = total, picked
-        if i == len(candidates) or total + rest[i] <= best_total:
+        if i == len(links) or total + rest[i] <= best_total:
             return
-        fan, hit = candidates[i]
-        roots = [comp[u] for u in hit.units]
+        points, units = links[i]
+        roots = [comp[u] for u in units]
         if len(set(roots)) == len(roots):
             low = min(roots)
             joined = tuple(low if r in roots else r for r in comp)
-            walk(i + 1, joined, total + fan.points, picked + (i,))
+            walk(i + 1, joined, total + points, picked + (i,))
         walk(i + 1, comp, total, picked)
 
-    walk(0, tuple(range(n_units)), 0, ())
-    return [candidates[i] for i in best_pick]
+    walk(0, tuple(range(1 + max(u for _, units in links for u in units))), 0, ())
+    return best_pick
 
 
 def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan, Hit]]:
@@ -162,7 +181,7 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
         # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part;
         # the candidates keep table order (_fans_for runs the fans in it)
         cancelled = set().union(*(f.excludes for f, _ in plain))
-        linking = _forest([c for c in linking if c[0].key not in cancelled], len(d.units))
+        linking = _forest([c for c in linking if c[0].key not in cancelled])
     kept = _settle(plain + linking, s.options)
     if not kept:
         kept = [(BY_KEY["chicken_hand"], Hit(tuple(range(len(d.units)))))]
