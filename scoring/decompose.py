@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import permutations, product
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from . import tiles as T
@@ -57,7 +58,13 @@ class Unit(NamedTuple):
 
     @property
     def codes(self) -> tuple[str, ...]:
-        return tuple(T.code(i) for i in self.tiles)
+        return codes_of(self.tiles)
+
+
+@lru_cache(maxsize=None)
+def codes_of(tiles: tuple[int, ...]) -> tuple[str, ...]:
+    """Tile codes of a unit's tile indices; units repeat, so each tuple is made once."""
+    return tuple(map(T.TILE_CODES.__getitem__, tiles))
 
 
 class Decomposition(NamedTuple):
@@ -272,7 +279,12 @@ def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = (), dead: bool =
 def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> int:
     """How many different tiles the hand waited on before its winning tile, counting at most
     `limit` (enough to tell a single wait from several); dead waits only when `dead` is true."""
-    return len(_wait_indices(*_wait_input(hand.concealed, hand.melds), limit, dead))
+    win = T.INDEX[hand.winning_tile]
+    counts = list(hand.standing)  # the winning tile is taken back out of both
+    counts[win] -= 1
+    held = hand.tile_counts()
+    held[win] -= 1
+    return len(_wait_indices(tuple(counts), len(hand.melds), held, limit, dead))
 
 
 def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
@@ -286,7 +298,7 @@ def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
     return tuple(counts), len(melds), tuple(held)
 
 
-def _wait_indices(counts: tuple[int, ...], n_melds: int, held: tuple[int, ...], limit: int,
+def _wait_indices(counts: tuple[int, ...], n_melds: int, held: Sequence[int], limit: int,
                   dead: bool) -> tuple[int, ...]:
     """The first `limit` waits of the standing counts, in tile order; `held` includes melds."""
     # seven pairs: six pairs and a lone tile wait on that tile

@@ -18,6 +18,7 @@ signed amount per seat and sums to zero (all zero when the hand does not score).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 NOT_WINNING = "not_winning"
@@ -40,7 +41,7 @@ class FanScore:
 
     @property
     def tiles(self) -> list[str]:
-        return [c for g in self.groups for c in g]
+        return list(chain.from_iterable(self.groups))
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -50,7 +51,7 @@ class FanScore:
             "points": self.points,
             "count": self.count,
             "tiles": self.tiles,
-            "groups": [list(g) for g in self.groups],
+            "groups": list(map(list, self.groups)),
         }
         if self.provisional:
             out["provisional"] = True
@@ -94,5 +95,5 @@ class Result:
             "flowers": self.flowers,
             "minimum_met": self.minimum_met,
             "payments": dict(self.payments),
-            "sets": [list(s) for s in self.sets],
+            "sets": list(map(list, self.sets)),
         }

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 from itertools import combinations
+from operator import itemgetter
 
 from ... import tiles as T
 from ...decompose import Decomposition
@@ -86,6 +87,12 @@ MUST_BE_CONCEALED = frozenset({
 })
 
 
+_SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
+_RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
+_rank_of = itemgetter(2)  # of a (unit index, suit, rank) set
+WAIT_KINDS = ("pair", "chow")  # units whose winning tile may be a 边张, 嵌张 or 单钓将
+
+
 class Reading:
     """A Decomposition plus what the predicates ask of it, computed once per decomposition:
     chows as (unit index, suit, rank) sorted by tile, pungs and kongs likewise (honours have
@@ -95,61 +102,51 @@ class Reading:
                  "group_hits", "pair", "all", "series", "tags", "_wait")
 
     def __init__(self, d: Decomposition, s: Situation):
-        self.form, self.units, self.winning_unit, self.winning = d
+        self.form, units, self.winning_unit, self.winning = d
+        self.units = units
         chows, pungs, pairs = [], [], []
-        for i, u in enumerate(d.units):
-            if u.kind == "chow":
+        for i, u in enumerate(units):
+            kind = u.kind
+            if kind == "chow":
                 chows.append((u.tile, i))
-            elif u.kind == "pung" or u.kind == "kong":
+            elif kind == "pung" or kind == "kong":
                 pungs.append((u.tile, i))
-            elif u.kind == "pair":
+            elif kind == "pair":
                 pairs.append(i)
-        chows.sort()
-        pungs.sort()
-        self.chows = tuple((i, t // 9, t % 9 + 1) for t, i in chows)
-        self.pungs = tuple((i, T.suit(t), T.rank(t)) for t, i in pungs)
-        self.number_pungs = tuple(sorted((p for p in self.pungs if p[1] < 3), key=lambda p: p[2]))
-        # the fans of each group of sets, looked up by the sets' shape (position instead of unit index)
-        self.group_hits = {
-            group: group_hits(group, _shape(sets)) if len(sets) >= 2 else {}  # a combination joins two sets or more
-            for group, sets in (("chows", self.chows), ("number_pungs", self.number_pungs))
-        }
+        tags = s.facts["hand_tags"] | FORM_TAGS[self.form]
+        if chows:
+            chows.sort()
+            self.chows = tuple([(i, _SUIT[t], _RANK[t]) for t, i in chows])
+            tags |= CHOW_TAGS[len(chows)]
+        else:
+            self.chows = ()
+            tags |= NO_CHOW_TAG
+        if pungs:
+            pungs.sort()
+            self.pungs = tuple([(i, _SUIT[t], _RANK[t]) for t, i in pungs])
+            self.number_pungs = tuple(sorted([p for p in self.pungs if p[1] < 3], key=_rank_of))
+            tags |= PUNG_TAGS[len(self.number_pungs)]
+            if pungs[-1][0] >= T.NUMBER_TILES:  # honour pungs sort last
+                winds = sum(1 for t, _ in pungs if 27 <= t <= 30)
+                tags |= HONOUR_PUNG_TAGS[winds][sum(1 for t, _ in pungs if t >= 31)]
+            self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998)
+            if self.series:
+                tags |= SERIES_TAG
+        else:
+            self.pungs = self.number_pungs = ()
+            self.series = {}
+        # the fans of each group of sets, looked up by the sets' shape (position instead of unit
+        # index); a combination joins two sets or more
+        chow_hits, chow_tags = group_hits("chows", _shape(self.chows)) if len(self.chows) >= 2 else NO_GROUP
+        pung_hits, pung_tags = (group_hits("number_pungs", _shape(self.number_pungs))
+                                if len(self.number_pungs) >= 2 else NO_GROUP)
+        self.group_hits = {"chows": chow_hits, "number_pungs": pung_hits}
+        if units[self.winning_unit].kind in WAIT_KINDS:
+            tags |= WAIT_SHAPE_TAG
+        self.tags = tags | chow_tags | pung_tags  # what the reading offers, against NEEDS
         self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.all = Hit(tuple(range(len(d.units))))  # the whole-hand fans' one hit
-        self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998) if pungs else {}
+        self.all = Hit(tuple(range(len(units))))  # the whole-hand fans' one hit
         self._wait: str | None | bool = False  # not computed yet
-        self.tags = self._tags(s.facts["hand_tags"])
-
-    def _tags(self, hand_tags: int) -> int:
-        """What this reading offers, matched against each fan's `needs` (NEEDS), as tag_mask bits."""
-        tags = [self.form]
-        if self.form in (REGULAR, SEVEN_PAIRS):
-            tags.append("whole_hand")
-        if self.form in (KNITTED, "honours_knitted"):
-            tags.append("knitted")
-        n = len(self.chows)
-        tags += ("chow", "chows2", "chows3", "chows4")[:n] if n else ("no_chow",)
-        n = len(self.number_pungs)
-        tags += ("number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n]
-        if self.pungs:
-            tags.append("pung")
-            honours = [self.units[i].tile for i, suit, _ in self.pungs if suit == 3]
-            winds = sum(t <= 30 for t in honours)
-            if winds:
-                tags.append("wind_pung")
-            if winds >= 3:
-                tags.append("winds3")
-            if len(honours) > winds:
-                tags.append("dragon_pung")
-            if len(honours) - winds >= 2:
-                tags.append("dragons2")
-        if self.series:
-            tags.append("series")
-        if self.units[self.winning_unit].kind in ("pair", "chow"):
-            tags.append("wait_shape")
-        for hits in self.group_hits.values():  # the group fans that occur, by predicate name
-            tags.extend(hits)
-        return hand_tags | tag_mask(tags)
 
     def tile(self, i: int) -> int:
         return self.units[i].tile
@@ -278,21 +275,25 @@ def _shape(sets: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int, int]
     0, 1, 2 in order of first appearance.  Every group fan treats the three suits alike, so hands
     that differ only in which suits they use share one cached answer."""
     names: dict[int, int] = {}
-    return tuple((p, names.setdefault(suit, len(names)), rank) for p, (_, suit, rank) in enumerate(sets))
+    return tuple([(p, names.setdefault(suit, len(names)), rank) for p, (_, suit, rank) in enumerate(sets)])
 
 
 @lru_cache(maxsize=65536)
-def group_hits(group: str, shape: tuple[tuple[int, int, int], ...]) -> dict[str, tuple[Hit, ...]]:
+def group_hits(group: str, shape: tuple[tuple[int, int, int], ...]) -> tuple[dict[str, tuple[Hit, ...]], int]:
     """Every fan of one group on the sets' shape, (position, suit, rank) each, computed together
     and cached: every hand with the same sets shares one answer, so most readings need a single
-    lookup.  Hits name positions in the group, not unit indices."""
+    lookup.  Hits name positions in the group, not unit indices.  Also the tags (tag_mask) of
+    the fans found, by predicate name, which gate those fans (see _on_sets)."""
     found = {}
     for name, minimum, compute in GROUP_FANS[group]:
         if len(shape) >= minimum:
             hits = compute(shape)
             if hits:
                 found[name] = hits
-    return found
+    return found, tag_mask(found)
+
+
+NO_GROUP: tuple[dict[str, tuple[Hit, ...]], int] = ({}, 0)  # a group of fewer than two sets
 
 
 def _on_sets(group: str, minimum: int):
@@ -952,3 +953,19 @@ def _flower_tiles(r, s):
 
 # Every tag some fan needs, as a bit (see tag_mask); the table above is complete here.
 TAG_BITS: dict[str, int] = {tag: 1 << n for n, tag in enumerate(sorted(set().union(*NEEDS.values())))}
+
+# The reading's tags (Reading.__init__) as bits, looked up rather than assembled from names.
+FORM_TAGS = {form: tag_mask((form, *(("whole_hand",) if form in (REGULAR, SEVEN_PAIRS) else ()),
+                             *(("knitted",) if form in (KNITTED, "honours_knitted") else ())))
+             for form in (REGULAR, SEVEN_PAIRS, KNITTED, "honours_knitted", "thirteen_orphans")}
+CHOW_TAGS = tuple(tag_mask(("chow", "chows2", "chows3", "chows4")[:n]) for n in range(5))
+NO_CHOW_TAG = tag_mask(("no_chow",))
+PUNG_TAGS = tuple(tag_mask(("pung", "number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n + 1])
+                  for n in range(5))
+SERIES_TAG = tag_mask(("series",))
+WAIT_SHAPE_TAG = tag_mask(("wait_shape",))
+# by number of wind pungs, then of dragon pungs
+HONOUR_PUNG_TAGS = tuple(tuple(tag_mask((*(("wind_pung",) if w else ()), *(("winds3",) if w >= 3 else ()),
+                                         *(("dragon_pung",) if d else ()), *(("dragons2",) if d >= 2 else ())))
+                               for d in range(4)) for w in range(5))
+

@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from bisect import bisect_left
 from functools import lru_cache
-from itertools import compress
+from itertools import chain, compress
 
 from ... import tiles as T
 from ...decompose import Decomposition, decompositions, wait_count
@@ -31,15 +31,38 @@ ORDER = {f.key: n for n, f in enumerate(FANS)}
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
 PLAYED = tuple(f for f in FANS if f.key not in ("chicken_hand", "flower_tiles"))
-_PLAYED_NEEDS = tuple((f, tag_mask(NEEDS[f.key])) for f in PLAYED)
-_PLAYED_BY_TAGS: dict[int, tuple[Fan, ...]] = {}
+
+
+def _needs_by_byte() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """For each byte of the tag bits (shift, table): table[v] has bit n set when PLAYED[n]'s needs
+    within that byte are all among the byte's value v."""
+    needs = [tag_mask(NEEDS[f.key]) for f in PLAYED]
+    out = []
+    for shift in range(0, max(needs).bit_length(), 8):
+        by_part: dict[int, int] = {}  # the byte of a fan's needs -> the fans with it, as bits
+        for n, mask in enumerate(needs):
+            part = mask >> shift & 255
+            by_part[part] = by_part.get(part, 0) | 1 << n
+        out.append((shift, tuple(sum(fans for part, fans in by_part.items() if part & v == part)
+                                 for v in range(256))))
+    return tuple(out)
+
+
+_NEEDS_BY_BYTE = _needs_by_byte()
+_ALL_PLAYED = (1 << len(PLAYED)) - 1
+_PLAYED_BY_BITS: dict[int, tuple[Fan, ...]] = {}
 
 
 def _fans_for(tags: int) -> tuple[Fan, ...]:
-    """The fans whose needs a reading's tags (tag_mask bits) meet; cached, as tag sets recur."""
-    fans = _PLAYED_BY_TAGS.get(tags)
+    """The fans whose needs a reading's tags (tag_mask bits) meet, in table order.  Tag sets
+    seldom repeat, so they are matched a byte at a time against precomputed tables; the fan
+    sets that result recur, and are cached."""
+    met = _ALL_PLAYED
+    for shift, table in _NEEDS_BY_BYTE:
+        met &= table[tags >> shift & 255]
+    fans = _PLAYED_BY_BITS.get(met)
     if fans is None:
-        fans = _PLAYED_BY_TAGS[tags] = tuple(f for f, needs in _PLAYED_NEEDS if needs & tags == needs)
+        fans = _PLAYED_BY_BITS[met] = tuple(f for n, f in enumerate(PLAYED) if met >> n & 1)
     return fans
 
 
@@ -66,17 +89,24 @@ _TAGS_OF_TILE = tuple(
 _SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
 
 
+_BIT = {tag: tag_mask((tag,)) for tag in (
+    "honours", "fours", "nine_gates", "self_drawn", "discard", "concealed", "last_tile", "kong_replacement",
+    "robbing_kong", "last_copy", "four_melds")}
+
+
 def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
     tags = tag_mask(_TILE_TAGS)
     for i in f["present"]:
         tags &= _TAGS_OF_TILE[i]
-    flags = (("honours", f["honours"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
-             ("self_drawn", ctx.self_drawn), ("discard", not ctx.self_drawn), ("concealed", f["concealed"]),
-             ("last_tile", ctx.last_tile), ("kong_replacement", ctx.kong_replacement),
-             ("robbing_kong", ctx.robbing_kong), ("last_copy", ctx.last_copy),
-             ("four_melds", len(hand.melds) == 4))
-    return tags | _SUITS_TAGS[len(f["suits"])] | tag_mask(tag for tag, on in flags if on)
+    tags |= _SUITS_TAGS[len(f["suits"])] | _BIT["self_drawn" if ctx.self_drawn else "discard"]
+    for tag, on in (("honours", f["honours"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
+                    ("concealed", f["concealed"]), ("last_tile", ctx.last_tile),
+                    ("kong_replacement", ctx.kong_replacement), ("robbing_kong", ctx.robbing_kong),
+                    ("last_copy", ctx.last_copy), ("four_melds", len(hand.melds) == 4)):
+        if on:
+            tags |= _BIT[tag]
+    return tags
 
 
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
@@ -190,21 +220,22 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
 
 def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
     """The kept fans (in table order, as _settle leaves them) with their tiles, one entry per fan."""
-    groups: dict[str, list[tuple[str, ...]]] = {}
+    groups: dict[str, tuple[Fan, list[tuple[str, ...]]]] = {}
     made: dict[Hit, tuple[str, ...]] = {}  # whole-hand fans share one hit's tiles
     for fan, hit in kept:
         group = made.get(hit)
         if group is None:
             if hit.tiles:
-                group = tuple(T.TILE_CODES[i] for i in hit.tiles)
+                group = tuple(map(T.TILE_CODES.__getitem__, hit.tiles))
             else:
-                group = tuple(c for u in hit.units for c in unit_codes[u])
+                group = tuple(chain.from_iterable(map(unit_codes.__getitem__, hit.units)))
             made[hit] = group
-        groups.setdefault(fan.key, []).append(group)
-    return [
-        FanScore(key, BY_KEY[key].zh, BY_KEY[key].en, BY_KEY[key].points, len(g), tuple(g))
-        for key, g in groups.items()
-    ]
+        entry = groups.get(fan.key)
+        if entry is None:
+            groups[fan.key] = (fan, [group])
+        else:
+            entry[1].append(group)
+    return [FanScore(fan.key, fan.zh, fan.en, fan.points, len(g), tuple(g)) for fan, g in groups.values()]
 
 
 def payments(ctx: WinContext, total: int, base: int) -> dict[str, int]:
@@ -266,7 +297,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         if rank > best:
             best, best_kept, best_d = rank, kept, d
     best_total = best[0]
-    unit_codes = [tuple(T.TILE_CODES[i] for i in u.tiles) for u in best_d.units]
+    unit_codes = [u.codes for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
         flower = BY_KEY["flower_tiles"]
