@@ -72,9 +72,12 @@ TERMINALS = frozenset(i for i in range(T.NUMBER_TILES) if T.is_terminal(i))
 ONLY_TAGS = {
     "only_green": GREEN, "only_reversible": REVERSIBLE, "only_terminals": TERMINALS,
     "only_terminals_honours": TERMINALS | frozenset(range(T.NUMBER_TILES, T.PLAYING_TILES)),
+    # no 4, 5 or 6: every set of 全带幺 holds a terminal or an honour, so its chows are 123 and 789
+    "only_outside": frozenset(i for i in range(T.PLAYING_TILES) if not (i < T.NUMBER_TILES and 3 <= i % 9 <= 5)),
 }
+# (全带五's sets all hold a 5, so its tiles are 3-7)
 RANK_TAGS = {"ranks_7_9": (7, 9), "ranks_4_6": (4, 6), "ranks_1_3": (1, 3), "ranks_6_9": (6, 9),
-             "ranks_1_4": (1, 4), "ranks_2_8": (2, 8)}
+             "ranks_1_4": (1, 4), "ranks_2_8": (2, 8), "ranks_3_7": (3, 7)}
 # The 1998 text defines these by sets (刻子/顺子 + 将), so its strict reading bars seven pairs.
 SET_BASED_TILE_FANS = frozenset({
     "all_honours", "all_terminals", "all_terminals_and_honours", "all_green",
@@ -90,13 +93,17 @@ MUST_BE_CONCEALED = frozenset({
 _SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
 _RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
 _rank_of = itemgetter(2)  # of a (unit index, suit, rank) set
-WAIT_KINDS = ("pair", "chow")  # units whose winning tile may be a 边张, 嵌张 or 单钓将
 
 
 class Reading:
     """A Decomposition plus what the predicates ask of it, computed once per decomposition:
     chows as (unit index, suit, rank) sorted by tile, pungs and kongs likewise (honours have
-    suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans."""
+    suit 3, rank 0), the pair's index (-1 if none) and the kong/concealed-pung fans.
+
+    `tags` (tag_mask bits) say what the reading offers, for the gates in NEEDS: the hand's tags,
+    its form, how many chows and number-tile pungs, which honour pungs, the series fans present
+    (by key), the group fans that occur (by predicate name) and whether the winning tile sits in
+    a pair or a chow."""
 
     __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
                  "group_hits", "pair", "all", "series", "tags", "_wait")
@@ -130,8 +137,7 @@ class Reading:
                 winds = sum(1 for t, _ in pungs if 27 <= t <= 30)
                 tags |= HONOUR_PUNG_TAGS[winds][sum(1 for t, _ in pungs if t >= 31)]
             self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998)
-            if self.series:
-                tags |= SERIES_TAG
+            tags |= tag_mask(self.series)  # a series fan's tag is its key
         else:
             self.pungs = self.number_pungs = ()
             self.series = {}
@@ -141,8 +147,7 @@ class Reading:
         pung_hits, pung_tags = (group_hits("number_pungs", _shape(self.number_pungs))
                                 if len(self.number_pungs) >= 2 else NO_GROUP)
         self.group_hits = {"chows": chow_hits, "number_pungs": pung_hits}
-        if units[self.winning_unit].kind in WAIT_KINDS:
-            tags |= WAIT_SHAPE_TAG
+        tags |= WAIT_TAGS.get(units[self.winning_unit].kind, 0)
         self.tags = tags | chow_tags | pung_tags  # what the reading offers, against NEEDS
         self.pair = pairs[0] if len(pairs) == 1 else -1
         self.all = Hit(tuple(range(len(units))))  # the whole-hand fans' one hit
@@ -399,7 +404,7 @@ def _nine_gates(r, s):
     return (Hit(tuple(terminal_pungs[:1]), tuple(t for u in r.units for t in u.tiles)),)
 
 
-@fan("four_kongs", "四杠", "Four Kongs", 88, needs=("series",), excludes=("all_pungs", "single_wait"))
+@fan("four_kongs", "四杠", "Four Kongs", 88, needs=("four_kongs",), excludes=("all_pungs", "single_wait"))
 def _four_kongs(r, s):
     return _series(r, "four_kongs")
 
@@ -455,13 +460,13 @@ def _all_honours(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64, needs=("series",),
+@fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64, needs=("four_concealed_pungs",),
      excludes=("all_pungs", "concealed_hand", "fully_concealed_hand"))
 def _four_concealed_pungs(r, s):
     return _series(r, "four_concealed_pungs")
 
 
-@fan("pure_terminal_chows", "一色双龙会", "Pure Terminal Chows", 64, needs=("chows4",),
+@fan("pure_terminal_chows", "一色双龙会", "Pure Terminal Chows", 64, needs=("chows4", "suits1", "no_honours"),
      excludes=("full_flush", "all_chows", "no_honours"),
      absorbs=("two_terminal_chows", "pure_double_chow"), links=True)
 def _pure_terminal_chows(r, s):
@@ -502,7 +507,7 @@ def _four_pure_shifted_chows(c):
     return (Hit(_idx(c)),) if _one_suit(c) and (_shifted(c, 1) or _shifted(c, 2)) else NONE
 
 
-@fan("three_kongs", "三杠", "Three Kongs", 32, needs=("series",))
+@fan("three_kongs", "三杠", "Three Kongs", 32, needs=("three_kongs",))
 def _three_kongs(r, s):
     return _series(r, "three_kongs")
 
@@ -585,7 +590,7 @@ def _pure_straight(chows):
                  if _one_suit(g) and (g[0][2], g[1][2], g[2][2]) == (1, 4, 7))
 
 
-@fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16, needs=("chows4",),
+@fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16, needs=("chows4", "suits3", "no_honours"),
      excludes=("all_chows", "no_honours"), absorbs=("mixed_double_chow", "two_terminal_chows"), links=True)
 def _three_suited_terminal_chows(r, s):
     if len(r.chows) < 4:
@@ -605,7 +610,7 @@ def _pure_shifted_chows(chows):
                  if _one_suit(g) and (_shifted(g, 1) or _shifted(g, 2)))
 
 
-@fan("all_fives", "全带五", "All Fives", 16, needs=("regular", "no_honours"), excludes=("all_simples", "no_honours"))
+@fan("all_fives", "全带五", "All Fives", 16, needs=("regular", "ranks_3_7"), excludes=("all_simples", "no_honours"))
 def _all_fives(r, s):
     ok = r.form == REGULAR and all(
         u.tile < T.NUMBER_TILES and (u.tile % 9 == 4 or (u.kind == "chow" and 2 <= u.tile % 9 <= 4))
@@ -620,7 +625,7 @@ def _triple_pung(pungs):
     return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _same_rank(g))
 
 
-@fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16, needs=("series",))
+@fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16, needs=("three_concealed_pungs",))
 def _three_concealed_pungs(r, s):
     return _series(r, "three_concealed_pungs")
 
@@ -742,7 +747,7 @@ def _mixed_shifted_chows(chows):
                  if _three_suits(g) and _shifted(_by_rank(g), 1))
 
 
-@fan("all_types", "五门齐", "All Types", 6, needs=("honours", "suits3"))
+@fan("all_types", "五门齐", "All Types", 6, needs=("winds", "dragons", "suits3"))
 def _all_types(r, s):
     f = s.facts
     ok = r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(f["suits"]) == 3 and f["winds"] and f["dragons"]
@@ -757,7 +762,7 @@ def _melded_hand(r, s):
     return (r.whole(),) if ok else NONE
 
 
-@fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6, needs=("series",))
+@fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6, needs=("two_concealed_kongs",))
 def _two_concealed_kongs(r, s):
     return _series(r, "two_concealed_kongs")
 
@@ -773,7 +778,7 @@ def _two_dragon_pungs(r, s):
 # 5 (current practice; kong_1998 scores 明杠 + 暗杠 instead)
 
 
-@fan("concealed_and_exposed_kongs", "明暗杠", "Concealed and Melded Kongs", 5, needs=("series",))
+@fan("concealed_and_exposed_kongs", "明暗杠", "Concealed and Melded Kongs", 5, needs=("concealed_and_exposed_kongs",))
 def _concealed_and_exposed_kongs(r, s):
     return _series(r, "concealed_and_exposed_kongs")
 
@@ -782,7 +787,7 @@ def _concealed_and_exposed_kongs(r, s):
 # 4
 
 
-@fan("outside_hand", "全带幺", "Outside Hand", 4, needs=("regular",))
+@fan("outside_hand", "全带幺", "Outside Hand", 4, needs=("regular", "only_outside"))
 def _outside_hand(r, s):
     ok = r.form == REGULAR and all(
         u.tile >= T.NUMBER_TILES or u.tile % 9 == 0 or u.tile % 9 == 8
@@ -797,7 +802,7 @@ def _fully_concealed_hand(r, s):
     return (r.whole(),) if s.context.self_drawn and s.facts["concealed"] else NONE
 
 
-@fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4, needs=("series",))
+@fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4, needs=("two_melded_kongs",))
 def _two_melded_kongs(r, s):
     return _series(r, "two_melded_kongs")
 
@@ -834,7 +839,7 @@ def _concealed_hand(r, s):
     return (r.whole(),) if not s.context.self_drawn and s.facts["concealed"] else NONE
 
 
-@fan("all_chows", "平和", "All Chows", 2, needs=("chow",), excludes=("no_honours",), note="four chows and a pair of a suit")
+@fan("all_chows", "平和", "All Chows", 2, needs=("chow", "no_honours"), excludes=("no_honours",), note="four chows and a pair of a suit")
 def _all_chows(r, s):
     ok = (r.form == REGULAR or r.form == KNITTED) and not r.pungs and r.pair >= 0 \
         and r.tile(r.pair) < T.NUMBER_TILES
@@ -858,12 +863,12 @@ def _double_pung(pungs):
     return tuple(Hit(_idx(g)) for g in combinations(pungs, 2) if _same_rank(g))
 
 
-@fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2, needs=("series",))
+@fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2, needs=("two_concealed_pungs",))
 def _two_concealed_pungs(r, s):
     return _series(r, "two_concealed_pungs")
 
 
-@fan("concealed_kong", "暗杠", "Concealed Kong", 2, needs=("series",))
+@fan("concealed_kong", "暗杠", "Concealed Kong", 2, needs=("concealed_kong",))
 def _concealed_kong(r, s):
     return _series(r, "concealed_kong")
 
@@ -911,7 +916,7 @@ def _pung_of_terminals_or_honours(r, s):
     return tuple(Hit((i,)) for i, suit, rank in r.pungs if suit == 3 or rank in (1, 9))
 
 
-@fan("melded_kong", "明杠", "Melded Kong", 1, needs=("series",))
+@fan("melded_kong", "明杠", "Melded Kong", 1, needs=("melded_kong",))
 def _melded_kong(r, s):
     return _series(r, "melded_kong")
 
@@ -926,17 +931,17 @@ def _no_honours(r, s):
     return (r.whole(),) if r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"] else NONE
 
 
-@fan("edge_wait", "边张", "Edge Wait", 1, needs=("wait_shape",))
+@fan("edge_wait", "边张", "Edge Wait", 1, needs=("wait_chow",))
 def _edge_wait(r, s):
     return _wait(r, s, "edge_wait")
 
 
-@fan("closed_wait", "嵌张", "Closed Wait", 1, needs=("wait_shape",))
+@fan("closed_wait", "嵌张", "Closed Wait", 1, needs=("wait_chow",))
 def _closed_wait(r, s):
     return _wait(r, s, "closed_wait")
 
 
-@fan("single_wait", "单钓将", "Single Wait", 1, needs=("wait_shape",))
+@fan("single_wait", "单钓将", "Single Wait", 1, needs=("wait_pair",))
 def _single_wait(r, s):
     return _wait(r, s, "single_wait")
 
@@ -962,8 +967,8 @@ CHOW_TAGS = tuple(tag_mask(("chow", "chows2", "chows3", "chows4")[:n]) for n in 
 NO_CHOW_TAG = tag_mask(("no_chow",))
 PUNG_TAGS = tuple(tag_mask(("pung", "number_pungs1", "number_pungs2", "number_pungs3", "number_pungs4")[:n + 1])
                   for n in range(5))
-SERIES_TAG = tag_mask(("series",))
-WAIT_SHAPE_TAG = tag_mask(("wait_shape",))
+# a winning tile in a pair may be a 单钓将, in a chow a 边张 or 嵌张
+WAIT_TAGS = {"pair": tag_mask(("wait_pair",)), "chow": tag_mask(("wait_chow",))}
 # by number of wind pungs, then of dragon pungs
 HONOUR_PUNG_TAGS = tuple(tuple(tag_mask((*(("wind_pung",) if w else ()), *(("winds3",) if w >= 3 else ()),
                                          *(("dragon_pung",) if d else ()), *(("dragons2",) if d >= 2 else ())))

@@ -90,7 +90,7 @@ _SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
 
 
 _BIT = {tag: tag_mask((tag,)) for tag in (
-    "honours", "fours", "nine_gates", "self_drawn", "discard", "concealed", "last_tile", "kong_replacement",
+    "honours", "winds", "dragons", "fours", "nine_gates", "self_drawn", "discard", "concealed", "last_tile", "kong_replacement",
     "robbing_kong", "last_copy", "four_melds")}
 
 
@@ -100,7 +100,7 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     for i in f["present"]:
         tags &= _TAGS_OF_TILE[i]
     tags |= _SUITS_TAGS[len(f["suits"])] | _BIT["self_drawn" if ctx.self_drawn else "discard"]
-    for tag, on in (("honours", f["honours"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
+    for tag, on in (("honours", f["honours"]), ("winds", f["winds"]), ("dragons", f["dragons"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
                     ("concealed", f["concealed"]), ("last_tile", ctx.last_tile),
                     ("kong_replacement", ctx.kong_replacement), ("robbing_kong", ctx.robbing_kong),
                     ("last_copy", ctx.last_copy), ("four_melds", len(hand.melds) == 4)):
