@@ -94,10 +94,8 @@ def _unit(kind: str, tile: int) -> Unit:
     return Unit(kind, tile, tiles)
 
 
-@lru_cache(maxsize=4096)
 def meld_unit(m: Meld, index: int) -> Unit:
-    first = T.INDEX[m.tiles[0]]
-    return Unit(m.kind, first, tuple(T.INDEX[c] for c in m.tiles), True, m.concealed, index)
+    return Unit(m.kind, m.first, m.indices, True, m.concealed, index)
 
 
 def _suit_sets(c: list[int], i: int, acc: list[tuple[str, int]], out: list[tuple[tuple[str, int], ...]]) -> None:
@@ -184,39 +182,42 @@ def _regular_fit(counts: list[int]) -> bool:
 
 
 @lru_cache(maxsize=None)
-def _suit_parts(counts: tuple[int, ...], with_pair: bool, suit: int) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """_suit_splits of one suit with its tile indices instead of ranks."""
-    return tuple(tuple((kind, rank + 9 * suit) for kind, rank in split) for split in _suit_splits(counts, with_pair))
+def _suit_parts(counts: tuple[int, ...], with_pair: bool, suit: int) -> tuple[tuple[tuple[Unit, ...], Unit | None], ...]:
+    """_suit_splits of one suit as units: (the sets, sorted by tile; the pair or None) each."""
+    parts = []
+    for split in _suit_splits(counts, with_pair):
+        units = tuple(_unit(kind, rank + 9 * suit) for kind, rank in split)
+        parts.append((units[:-1], units[-1]) if with_pair else (units, None))
+    return tuple(parts)
 
 
-def _sets_and_pair(counts: list[int]) -> list[tuple[tuple[str, int], ...]]:
-    """Every split of counts into sets plus exactly one pair, as (kind, tile) with the sets sorted
-    by tile and the pair last; suits are split independently and combined."""
+def _sets_and_pair(counts: list[int]) -> list[tuple[Unit, ...]]:
+    """Every split of counts into sets plus exactly one pair, the sets sorted by tile and the pair
+    last; suits are split independently and combined (in suit order, so the sets stay sorted)."""
     pair_suit = _pair_suit(counts)
     if pair_suit < 0:
         return []
-    honour_sets = [("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3]
-    honour_pair = [("pair", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 2]
     per_suit = []
     for suit in range(3):
         splits = _suit_parts(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit, suit)
         if not splits:
             return []
         per_suit.append(splits)
+    honour_sets = tuple(_unit("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3)
+    pair = _unit("pair", counts.index(2, T.NUMBER_TILES)) if pair_suit == 3 else None
     readings = []
-    for combo in product(*per_suit):
-        units = [u for part in combo for u in part]
-        pair = [u for u in units if u[0] == "pair"] or honour_pair
-        sets = sorted([u for u in units if u[0] != "pair"] + honour_sets, key=_by_tile)
-        readings.append((*sets, pair[0]))
-    return sorted(readings, key=lambda r: (r[-1][1], r))
+    for (sets0, pair0), (sets1, pair1), (sets2, pair2) in product(*per_suit):
+        readings.append((*sets0, *sets1, *sets2, *honour_sets, pair or pair0 or pair1 or pair2))
+    if len(readings) > 1:
+        readings.sort(key=lambda r: (r[-1].tile, r))
+    return readings
 
 
 @lru_cache(maxsize=65536)
-def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[str, tuple[tuple[str, int], ...]], ...]:
+def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[str, tuple[Unit, ...]], ...]:
     """All readings of the standing tiles (concealed + winning tile) as (form, units)."""
     counts = list(standing)
-    readings: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+    readings: list[tuple[str, tuple[Unit, ...]]] = []
     total = sum(counts)
     if total % 3 != 2:
         return ()
@@ -226,24 +227,24 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
     distinct = T.PLAYING_TILES - standing.count(0)
     if n_melds == 0:
         if distinct <= 7 and not any(n & 1 for n in counts):
-            pairs = tuple(("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
+            pairs = tuple(_unit("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
             readings.append(("seven_pairs", pairs))
         if distinct == 13 and sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14 \
                 and all(counts[i] for i in T.TERMINALS_AND_HONOURS):
             double = next(i for i in T.TERMINALS_AND_HONOURS if counts[i] == 2)
-            units = tuple(("pair" if i == double else "single", i) for i in T.TERMINALS_AND_HONOURS)
+            units = tuple(_unit("pair" if i == double else "single", i) for i in T.TERMINALS_AND_HONOURS)
             readings.append(("thirteen_orphans", units))
         if distinct == 14:  # 14 single tiles
             numbers = {i for i in range(T.NUMBER_TILES) if counts[i]}
             if any(numbers <= set(p) for p in KNITTED_PATTERNS):
-                readings.append(("honours_knitted", tuple(("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
+                readings.append(("honours_knitted", tuple(_unit("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
     # a 组合龙 needs nine different number tiles
     if n_melds <= 1 and distinct >= 9 and sum(1 for i in range(T.NUMBER_TILES) if counts[i]) >= 9:
         for pattern in KNITTED_PATTERNS:
             if all(counts[i] for i in pattern):
                 for i in pattern:
                     counts[i] -= 1
-                knitted = tuple(("knitted", pattern[k]) for k in (0, 3, 6))
+                knitted = tuple(_unit("knitted", pattern[k]) for k in (0, 3, 6))
                 readings.extend(("knitted_straight", knitted + split) for split in _sets_and_pair(counts))
                 for i in pattern:
                     counts[i] += 1
@@ -259,12 +260,12 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     fixed = tuple(meld_unit(m, k) for k, m in enumerate(melds))
     result: list[Decomposition] = []
     for form, parts in _standing_readings(standing, len(melds)):
-        units = fixed + tuple(_unit(kind, tile) for kind, tile in parts)
-        seen: set[tuple[str, int]] = set()
+        units = fixed + parts
+        seen: set[Unit] = set()  # standing units are equal when kind and tile are
         for k in range(len(fixed), len(units)):
             u = units[k]
-            if win in u.tiles and (u.kind, u.tile) not in seen:
-                seen.add((u.kind, u.tile))
+            if win in u.tiles and u not in seen:
+                seen.add(u)
                 result.append(Decomposition(form, units, k, win))
     return tuple(result)
 

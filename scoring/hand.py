@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from . import tiles as T
 from .errors import ScoringError
@@ -58,18 +59,23 @@ class Meld:
     concealed: bool = False
     claimed: str | None = None
     first: int = field(init=False, repr=False, compare=False)  # lowest tile index
+    indices: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the tiles' indices, sorted
 
     def __post_init__(self) -> None:
         if self.kind not in MELD_KINDS:
             raise ScoringError("bad_meld", f"meld kind {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
-        if self.kind == "chow" and not all(c in _PLAYING_INDEX for c in self.tiles):
-            for c in self.tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
-                m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
-                if m and not 1 <= int(m.group(1)) <= 9:
-                    raise ScoringError("bad_meld", f"chow {'-'.join(self.tiles)}: ranks run 1-9, there is no {c}")
-        idx = sorted(_playing_indices(self.tiles, f"a {self.kind}"))
-        object.__setattr__(self, "tiles", tuple(T.code(i) for i in idx))
+        try:
+            idx = sorted([_PLAYING_INDEX[c] for c in self.tiles])
+        except (KeyError, TypeError):
+            if self.kind == "chow":
+                for c in self.tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
+                    m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
+                    if m and not 1 <= int(m.group(1)) <= 9:
+                        raise ScoringError("bad_meld", f"chow {'-'.join(self.tiles)}: ranks run 1-9, there is no {c}")
+            idx = sorted(_playing_indices(self.tiles, f"a {self.kind}"))  # names the bad tile
+        object.__setattr__(self, "tiles", tuple(map(T.TILE_CODES.__getitem__, idx)))
         object.__setattr__(self, "first", idx[0] if idx else -1)
+        object.__setattr__(self, "indices", tuple(idx))
         shown = " ".join(self.tiles)
         if self.kind == "chow":
             if len(idx) != 3:
@@ -123,6 +129,7 @@ class Hand:
     # copies of each of the 34 playing tiles standing in the hand (concealed + winning tile), the
     # form the engine computes with, derived once here
     standing: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    counts: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the same, melds included
 
     def __post_init__(self) -> None:
         conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
@@ -130,13 +137,13 @@ class Hand:
         for m in self.melds:
             if not isinstance(m, Meld):
                 raise TypeError("Hand.melds holds Meld objects")
-        flw = sorted(T.index(c) for c in self.flowers)
+        flw = sorted(T.index(c) for c in self.flowers) if self.flowers else []
         for i in flw:
             if not T.is_flower(i):
                 raise ScoringError("unknown_tile", f"{T.code(i)} in the flowers list is not a flower (1f-8f)")
-        object.__setattr__(self, "concealed", tuple(T.TILE_CODES[i] for i in conc))
+        object.__setattr__(self, "concealed", tuple(map(T.TILE_CODES.__getitem__, conc)))
         object.__setattr__(self, "melds", tuple(self.melds))
-        object.__setattr__(self, "flowers", tuple(T.TILE_CODES[i] for i in flw))
+        object.__setattr__(self, "flowers", tuple(map(T.TILE_CODES.__getitem__, flw)))
         size = 3 * len(self.melds) + len(conc)
         if size != 13:
             raise ScoringError(
@@ -144,12 +151,15 @@ class Hand:
                 f"{len(conc)} concealed tiles and {len(self.melds)} meld(s) make {size + 1} tiles with "
                 f"the winning tile; a hand has 14 (each meld, kong included, counts as 3)",
             )
-        standing = [0] * T.PLAYING_TILES
+        counts = [0] * T.PLAYING_TILES
         for i in conc:
-            standing[i] += 1
-        standing[win] += 1
-        object.__setattr__(self, "standing", tuple(standing))
-        counts = self.tile_counts()
+            counts[i] += 1
+        counts[win] += 1
+        object.__setattr__(self, "standing", tuple(counts))
+        for m in self.melds:
+            for i in m.indices:
+                counts[i] += 1
+        object.__setattr__(self, "counts", tuple(counts))
         most = max(counts)
         if most > 4:
             raise ScoringError("too_many_copies", f"{most} copies of {T.code(counts.index(most))}: a set has only 4")
@@ -160,11 +170,7 @@ class Hand:
 
     def tile_counts(self) -> list[int]:
         """Copies of each of the 34 playing tiles in the whole hand (melds and winning tile included)."""
-        counts = list(self.standing)
-        for m in self.melds:
-            for c in m.tiles:
-                counts[T.INDEX[c]] += 1
-        return counts
+        return list(self.counts)
 
     @property
     def is_concealed(self) -> bool:
@@ -194,14 +200,19 @@ class WinContext:
     human: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("seat_wind", "round_wind", "dealer"):
-            _check_wind(name, getattr(self, name))
+        if not (type(self.seat_wind) is str and type(self.round_wind) is str and type(self.dealer) is str
+                and self.seat_wind in _WIND_SET and self.round_wind in _WIND_SET and self.dealer in _WIND_SET):
+            for name in ("seat_wind", "round_wind", "dealer"):
+                _check_wind(name, getattr(self, name))
         if self.discarder is not None:
             _check_wind("discarder", self.discarder)
-        for name in ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "last_copy",
-                     "heavenly", "earthly", "human"):
-            if not isinstance(getattr(self, name), bool):
-                raise ScoringError("bad_json", f"{name} must be true or false")
+        flags = (self.self_drawn, self.last_tile, self.kong_replacement, self.robbing_kong, self.last_copy,
+                 self.heavenly, self.earthly, self.human)
+        if not all(map(isinstance, flags, repeat(bool))):
+            for name in ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "last_copy",
+                         "heavenly", "earthly", "human"):
+                if not isinstance(getattr(self, name), bool):
+                    raise ScoringError("bad_json", f"{name} must be true or false")
         bad = _flag_contradiction(self)
         if bad:
             raise ScoringError("contradictory_flags", bad)
@@ -214,6 +225,9 @@ class WinContext:
         if self.discarder is not None:
             return self.discarder
         return T.WINDS[(T.WINDS.index(self.seat_wind) - 1) % 4]
+
+
+_WIND_SET = frozenset(T.WINDS)  # a quick membership test for valid winds; _check_wind names the problem
 
 
 def _check_wind(name: str, value: object) -> None:

@@ -14,6 +14,7 @@ Only `concealed` and `winning_tile` are required; everything else has the defaul
 
 from __future__ import annotations
 
+from itertools import repeat
 from typing import Any
 
 from .errors import ScoringError
@@ -26,11 +27,12 @@ _CONTEXT_KEYS = {
 }
 _HAND_KEYS = {"concealed", "melds", "winning_tile", "flowers"}
 _MELD_KEYS = {"kind", "tiles", "concealed", "claimed"}
+_KEYS = _HAND_KEYS | set(_CONTEXT_KEYS)
 
 
 def _tile_list(obj: dict, key: str) -> list[str]:
     value = obj.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(c, str) for c in value):
+    if not isinstance(value, list) or not all(map(isinstance, value, repeat(str))):
         raise ScoringError("bad_json", f"{key!r} must be a list of tile codes such as \"1m\"")
     return value
 
@@ -38,7 +40,7 @@ def _tile_list(obj: dict, key: str) -> list[str]:
 def _meld(obj: Any, n: int) -> Meld:
     if not isinstance(obj, dict):
         raise ScoringError("bad_json", f"meld {n} must be an object with kind and tiles")
-    extra = set(obj) - _MELD_KEYS
+    extra = obj.keys() - _MELD_KEYS
     if extra:
         raise ScoringError("bad_json", f"meld {n}: unknown key(s) {', '.join(sorted(extra))}")
     if "kind" not in obj or "tiles" not in obj:
@@ -56,7 +58,7 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
     """Read a JSON hand (already parsed into a dict); raises ScoringError on any problem."""
     if not isinstance(obj, dict):
         raise ScoringError("bad_json", "a hand is a JSON object")
-    extra = set(obj) - _HAND_KEYS - set(_CONTEXT_KEYS)
+    extra = obj.keys() - _KEYS
     if extra:
         raise ScoringError("bad_json", f"unknown key(s) {', '.join(sorted(extra))}")
     for key in ("concealed", "winning_tile"):

@@ -63,11 +63,13 @@ class RuleSet:
             raise TypeError(f"{self.name}: options_type must be a frozen dataclass")
         # One cache per rule set; keys are (hand, context, options), all hashable.
         object.__setattr__(self, "_cached", lru_cache(maxsize=16384)(self._score_uncached))
+        # the default options, made once (options are frozen, so every call can share them)
+        object.__setattr__(self, "_defaults", self.options_type())
 
     def make_options(self, values: dict | Any | None = None) -> Any:
         """Options from None (defaults), an options instance, or a dict of field values."""
         if values is None:
-            return self.options_type()
+            return self._defaults  # type: ignore[attr-defined]
         if isinstance(values, self.options_type):
             return values
         if not isinstance(values, dict):

@@ -109,22 +109,26 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     return tags
 
 
+_RANK0 = tuple(i % 9 for i in range(T.NUMBER_TILES))  # rank - 1 of each number tile
+_SUIT0 = tuple(i // 9 for i in range(T.NUMBER_TILES))
+
+
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
     present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
     n_numbers = bisect_left(present, T.NUMBER_TILES)
     honours = n_numbers < len(present)
+    ranks = set(map(_RANK0.__getitem__, present[:n_numbers])) or {-1}  # 0-8; none in an all-honours hand
     facts = {
         "present": frozenset(present),
-        # ranks run 1-9 in each suit; an all-honours hand has none (0)
-        "min_rank": min((i % 9 for i in present[:n_numbers]), default=-1) + 1,
-        "max_rank": max((i % 9 for i in present[:n_numbers]), default=-1) + 1,
+        "min_rank": min(ranks) + 1,  # 1-9, or 0 for an all-honours hand
+        "max_rank": max(ranks) + 1,
         "concealed": hand.is_concealed,
-        "suits": frozenset(i // 9 for i in present[:n_numbers]),
+        "suits": frozenset(map(_SUIT0.__getitem__, present[:n_numbers])),
         "honours": honours,
         "winds": honours and present[n_numbers] <= 30,
         "dragons": honours and present[-1] >= 31,
-        "fours": tuple(i for i in present if counts[i] == 4),
+        "fours": tuple(i for i in present if counts[i] == 4) if 4 in counts else (),
         "nine_gates_shape": not hand.melds and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
     }
@@ -221,15 +225,17 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
 def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
     """The kept fans (in table order, as _settle leaves them) with their tiles, one entry per fan."""
     groups: dict[str, tuple[Fan, list[tuple[str, ...]]]] = {}
-    made: dict[Hit, tuple[str, ...]] = {}  # whole-hand fans share one hit's tiles
+    every_unit = tuple(range(len(unit_codes)))
+    whole: tuple[str, ...] = ()  # the whole hand's tiles, shared by the whole-hand fans
     for fan, hit in kept:
-        group = made.get(hit)
-        if group is None:
-            if hit.tiles:
-                group = tuple(map(T.TILE_CODES.__getitem__, hit.tiles))
-            else:
-                group = tuple(chain.from_iterable(map(unit_codes.__getitem__, hit.units)))
-            made[hit] = group
+        if hit.tiles:
+            group = tuple(map(T.TILE_CODES.__getitem__, hit.tiles))
+        elif len(hit.units) == 1:
+            group = unit_codes[hit.units[0]]
+        elif hit.units == every_unit:
+            group = whole = whole or tuple(chain.from_iterable(unit_codes))
+        else:
+            group = tuple(chain.from_iterable(map(unit_codes.__getitem__, hit.units)))
         entry = groups.get(fan.key)
         if entry is None:
             groups[fan.key] = (fan, [group])
@@ -290,13 +296,17 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
     counts = hand.tile_counts()
     s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, options, counts))
-    best, best_kept, best_d = (-1, False), [], decs[0]
-    for d in decs:
-        kept = score_decomposition(d, s)
-        rank = (sum(f.points for f, _ in kept), any(f.key in FAVOURED_AT_TIES for f, _ in kept))
-        if rank > best:
-            best, best_kept, best_d = rank, kept, d
-    best_total = best[0]
+    best_d = decs[0]
+    best_kept = score_decomposition(best_d, s)
+    best_total = sum([f.points for f, _ in best_kept])
+    if len(decs) > 1:
+        best = (best_total, any([f.key in FAVOURED_AT_TIES for f, _ in best_kept]))
+        for d in decs[1:]:
+            kept = score_decomposition(d, s)
+            rank = (sum([f.points for f, _ in kept]), any([f.key in FAVOURED_AT_TIES for f, _ in kept]))
+            if rank > best:
+                best, best_kept, best_d = rank, kept, d
+        best_total = best[0]
     unit_codes = [u.codes for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
