@@ -239,7 +239,7 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
             if any(numbers <= set(p) for p in KNITTED_PATTERNS):
                 readings.append(("honours_knitted", tuple(_unit("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
     # a 组合龙 needs nine different number tiles
-    if n_melds <= 1 and distinct >= 9 and sum(1 for i in range(T.NUMBER_TILES) if counts[i]) >= 9:
+    if n_melds <= 1 and distinct >= 9 and T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 9:
         for pattern in KNITTED_PATTERNS:
             if all(counts[i] for i in pattern):
                 for i in pattern:

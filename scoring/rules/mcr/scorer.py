@@ -180,11 +180,12 @@ def _forest_picks(links: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[int, 
 
 
 def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan, Hit]]:
-    """Apply 不计 from the highest fan down; only counted fans cancel others."""
+    """Apply 不计 from the highest fan down (`found` is in table order); only counted fans cancel
+    others."""
     excluded: set[str] = set()
     absorbed: list[tuple[frozenset[str], frozenset[int]]] = []
     kept = []
-    for fan, hit in sorted(found, key=lambda c: ORDER[c[0].key]):
+    for fan, hit in found:
         if fan.key in excluded:
             continue
         if absorbed and hit.units and any(
@@ -202,21 +203,21 @@ def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan
 
 def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]:
     """The fans one decomposition counts (flowers not included)."""
-    plain: list[tuple[Fan, Hit]] = []
-    linking: list[tuple[Fan, Hit]] = []
+    found: list[tuple[Fan, Hit]] = []  # in table order (_fans_for runs the fans in it)
+    linking = False
     reading = Reading(d, s)
     for fan in _fans_for(reading.tags):
         hits = fan.detect(reading, s)
         if hits:
-            found = linking if fan.links else plain
-            for hit in hits:
-                found.append((fan, hit))
+            found += [(fan, hit) for hit in hits]
+            linking = linking or fan.links
     if linking:
         # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part;
-        # the candidates keep table order (_fans_for runs the fans in it)
-        cancelled = set().union(*(f.excludes for f, _ in plain))
-        linking = _forest([c for c in linking if c[0].key not in cancelled])
-    kept = _settle(plain + linking, s.options)
+        # the rest are chosen together (_forest), and keep their places in table order
+        cancelled = set().union(*[f.excludes for f, _ in found if not f.links])
+        chosen = set(map(id, _forest([c for c in found if c[0].links and c[0].key not in cancelled])))
+        found = [c for c in found if not c[0].links or id(c) in chosen]
+    kept = _settle(found, s.options)
     if not kept:
         kept = [(BY_KEY["chicken_hand"], Hit(tuple(range(len(d.units)))))]
     return kept
