@@ -405,7 +405,8 @@ def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
     """Tiles that complete 十三幺, 全不靠 / 七星不靠 or a 组合龙 reading, whose waits need not
     touch the tiles held; each form is answered from its definition (see _standing_readings)."""
     out: set[int] = set()
-    if n_melds == 0:
+    # both concealed-only forms hold twelve different tiles at least, thirteen for 全不靠
+    if n_melds == 0 and T.PLAYING_TILES - counts.count(0) >= 12:
         orphans = [counts[i] for i in T.TERMINALS_AND_HONOURS]
         if sum(orphans) == 13:  # nothing but terminals and honours
             missing = [i for i, n in zip(T.TERMINALS_AND_HONOURS, orphans) if not n]

@@ -92,7 +92,11 @@ MUST_BE_CONCEALED = frozenset({
 
 _SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
 _RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
-_rank_of = itemgetter(2)  # of a (unit index, suit, rank) set
+# the parts of a (unit index, suit, rank) set
+_unit_of, _suit_of, _rank_of, _suit_and_rank = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(1, 2)
+
+
+WHOLE_HAND_HITS = tuple((Hit(tuple(range(n))),) for n in range(15))  # by number of units (at most 14)
 
 
 class Reading:
@@ -106,7 +110,7 @@ class Reading:
     a pair or a chow."""
 
     __slots__ = ("form", "units", "winning_unit", "winning", "chows", "pungs", "number_pungs",
-                 "group_hits", "pair", "all", "series", "tags", "_wait")
+                 "group_hits", "pair", "whole", "series", "tags", "_wait")
 
     def __init__(self, d: Decomposition, s: Situation):
         self.form, units, self.winning_unit, self.winning = d
@@ -137,7 +141,8 @@ class Reading:
                 winds = sum(1 for t, _ in pungs if 27 <= t <= 30)
                 tags |= HONOUR_PUNG_TAGS[winds][sum(1 for t, _ in pungs if t >= 31)]
             self.series = kong_and_concealed(d, s.context.self_drawn, s.options.kong_1998)
-            tags |= tag_mask(self.series)  # a series fan's tag is its key
+            for key in self.series:  # a series fan's tag is its key
+                tags |= TAG_BITS[key]
         else:
             self.pungs = self.number_pungs = ()
             self.series = {}
@@ -150,7 +155,7 @@ class Reading:
         tags |= WAIT_TAGS.get(units[self.winning_unit].kind, 0)
         self.tags = tags | chow_tags | pung_tags  # what the reading offers, against NEEDS
         self.pair = pairs[0] if len(pairs) == 1 else -1
-        self.all = Hit(tuple(range(len(units))))  # the whole-hand fans' one hit
+        self.whole = WHOLE_HAND_HITS[len(units)]  # a whole-hand fan's answer: one hit on every unit
         self._wait: str | None | bool = False  # not computed yet
 
     def tile(self, i: int) -> int:
@@ -161,9 +166,6 @@ class Reading:
 
     def honour_pair(self, low: int, high: int) -> int:
         return self.pair if self.pair >= 0 and low <= self.units[self.pair].tile <= high else -1
-
-    def whole(self) -> Hit:
-        return self.all
 
 
 def whole_hand(r: Reading, s: Situation, fan_key: str = "") -> bool:
@@ -332,32 +334,33 @@ def on_number_pungs(minimum: int):
 
 
 def _idx(group) -> tuple[int, ...]:
-    return tuple(g[0] for g in group)
+    return tuple(map(_unit_of, group))
 
 
 def _one_suit(group) -> bool:
-    return all(g[1] == group[0][1] for g in group)
+    return len(set(map(_suit_of, group))) == 1
 
 
 def _three_suits(group) -> bool:
-    return len({g[1] for g in group}) == len(group)
+    return len(set(map(_suit_of, group))) == len(group)
 
 
 def _shifted(group, step: int) -> bool:
     """Ranks rise by exactly `step` from one member to the next (group sorted by rank)."""
-    return all(b[2] - a[2] == step for a, b in zip(group, group[1:]))
+    low = group[0][2]
+    return list(map(_rank_of, group)) == list(range(low, low + step * len(group), step))
 
 
 def _identical(group) -> bool:
-    return all(g[1:] == group[0][1:] for g in group)
+    return len(set(map(_suit_and_rank, group))) == 1
 
 
 def _same_rank(group) -> bool:
-    return all(g[2] == group[0][2] for g in group)
+    return len(set(map(_rank_of, group))) == 1
 
 
 def _by_rank(group):
-    return sorted(group, key=lambda g: g[2])
+    return sorted(group, key=_rank_of)
 
 
 def _terminal_chow_sets(r: Reading) -> tuple[list, list, int]:
@@ -389,7 +392,7 @@ def _big_three_dragons(r, s):
 @fan("all_green", "绿一色", "All Green", 88, needs=("whole_hand", "only_green"), excludes=("half_flush",),
      note="23468s and 發 only; without 發 it adds 清一色")
 def _all_green(r, s):
-    return (r.whole(),) if whole_hand(r, s, "all_green") and _only(s, GREEN) else NONE
+    return r.whole if whole_hand(r, s, "all_green") and _only(s, GREEN) else NONE
 
 
 @fan("nine_gates", "九莲宝灯", "Nine Gates", 88, needs=("regular", "nine_gates"),
@@ -417,14 +420,14 @@ def _seven_shifted_pairs(r, s):
         return NONE
     first = r.units[0].tile
     if first < T.NUMBER_TILES and T.rank(first) <= 3 and [u.tile for u in r.units] == list(range(first, first + 7)):
-        return (r.whole(),)
+        return r.whole
     return NONE
 
 
 @fan("thirteen_orphans", "十三幺", "Thirteen Orphans", 88, needs=("thirteen_orphans",),
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _thirteen_orphans(r, s):
-    return (r.whole(),) if r.form == "thirteen_orphans" else NONE
+    return r.whole if r.form == "thirteen_orphans" else NONE
 
 
 # =============================================================================================
@@ -436,7 +439,7 @@ def _thirteen_orphans(r, s):
                "pung_of_terminals_or_honours"))
 def _all_terminals(r, s):
     ok = whole_hand(r, s, "all_terminals") and all(T.is_terminal(i) for i in s.facts["present"])
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("little_four_winds", "小四喜", "Little Four Winds", 64, needs=("winds3",),
@@ -457,7 +460,7 @@ def _little_three_dragons(r, s):
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_honours(r, s):
     ok = whole_hand(r, s, "all_honours") and not s.facts["suits"]
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("four_concealed_pungs", "四暗刻", "Four Concealed Pungs", 64, needs=("four_concealed_pungs",),
@@ -518,7 +521,7 @@ def _all_terminals_and_honours(r, s):
     present = s.facts["present"]
     ok = (whole_hand(r, s, "all_terminals_and_honours") and s.facts["honours"] and s.facts["suits"]
           and all(T.is_terminal_or_honour(i) for i in present))
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 # =============================================================================================
@@ -528,14 +531,14 @@ def _all_terminals_and_honours(r, s):
 @fan("seven_pairs", "七对", "Seven Pairs", 24, needs=("seven_pairs",), excludes=("concealed_hand", "fully_concealed_hand", "single_wait"),
      note="four identical tiles may be two pairs")
 def _seven_pairs(r, s):
-    return (r.whole(),) if r.form == SEVEN_PAIRS else NONE
+    return r.whole if r.form == SEVEN_PAIRS else NONE
 
 
 @fan("greater_honours_and_knitted", "七星不靠", "Greater Honours and Knitted Tiles", 24, needs=("honours_knitted",),
      excludes=("lesser_honours_and_knitted", "all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _greater_honours_and_knitted(r, s):
     ok = r.form == "honours_knitted" and sum(T.is_honour(u.tile) for u in r.units) == 7
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("all_even_pungs", "全双刻", "All Even Pungs", 24, needs=("regular", "no_honours", "no_chow"), excludes=("all_pungs", "all_simples", "no_honours"))
@@ -543,13 +546,13 @@ def _all_even_pungs(r, s):
     ok = r.form == REGULAR and not r.chows and all(
         u.tile < T.NUMBER_TILES and u.tile % 9 % 2 == 1 for u in r.units
     )
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("full_flush", "清一色", "Full Flush", 24, needs=("whole_hand", "no_honours", "suits1"), excludes=("no_honours",))
 def _full_flush(r, s):
     ok = whole_hand(r, s) and len(s.facts["suits"]) == 1 and not s.facts["honours"]
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, needs=("chows3",), absorbs=("pure_double_chow",), links=True)
@@ -566,17 +569,17 @@ def _pure_shifted_pungs(pungs):
 
 @fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "ranks_7_9"), excludes=("upper_four", "no_honours"))
 def _upper_tiles(r, s):
-    return (r.whole(),) if whole_hand(r, s, "upper_tiles") and _ranks_within(s, 7, 9) else NONE
+    return r.whole if whole_hand(r, s, "upper_tiles") and _ranks_within(s, 7, 9) else NONE
 
 
 @fan("middle_tiles", "全中", "Middle Tiles", 24, needs=("whole_hand", "ranks_4_6"), excludes=("all_simples", "no_honours"))
 def _middle_tiles(r, s):
-    return (r.whole(),) if whole_hand(r, s, "middle_tiles") and _ranks_within(s, 4, 6) else NONE
+    return r.whole if whole_hand(r, s, "middle_tiles") and _ranks_within(s, 4, 6) else NONE
 
 
 @fan("lower_tiles", "全小", "Lower Tiles", 24, needs=("whole_hand", "ranks_1_3"), excludes=("lower_four", "no_honours"))
 def _lower_tiles(r, s):
-    return (r.whole(),) if whole_hand(r, s, "lower_tiles") and _ranks_within(s, 1, 3) else NONE
+    return r.whole if whole_hand(r, s, "lower_tiles") and _ranks_within(s, 1, 3) else NONE
 
 
 # =============================================================================================
@@ -616,7 +619,7 @@ def _all_fives(r, s):
         u.tile < T.NUMBER_TILES and (u.tile % 9 == 4 or (u.kind == "chow" and 2 <= u.tile % 9 <= 4))
         for u in r.units
     )
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("triple_pung", "三同刻", "Triple Pung", 16, needs=("number_pungs3",), absorbs=("double_pung",), links=True)
@@ -637,7 +640,7 @@ def _three_concealed_pungs(r, s):
 @fan("lesser_honours_and_knitted", "全不靠", "Lesser Honours and Knitted Tiles", 12, needs=("honours_knitted",),
      excludes=("all_types", "concealed_hand", "fully_concealed_hand", "single_wait"))
 def _lesser_honours_and_knitted(r, s):
-    return (r.whole(),) if r.form == "honours_knitted" else NONE
+    return r.whole if r.form == "honours_knitted" else NONE
 
 
 @fan("knitted_straight", "组合龙", "Knitted Straight", 12, needs=("knitted",),
@@ -654,12 +657,12 @@ def _knitted_straight(r, s):
 
 @fan("upper_four", "大于五", "Upper Four", 12, needs=("whole_hand", "ranks_6_9"), excludes=("no_honours",))
 def _upper_four(r, s):
-    return (r.whole(),) if whole_hand(r, s, "upper_four") and _ranks_within(s, 6, 9) else NONE
+    return r.whole if whole_hand(r, s, "upper_four") and _ranks_within(s, 6, 9) else NONE
 
 
 @fan("lower_four", "小于五", "Lower Four", 12, needs=("whole_hand", "ranks_1_4"), excludes=("no_honours",))
 def _lower_four(r, s):
-    return (r.whole(),) if whole_hand(r, s, "lower_four") and _ranks_within(s, 1, 4) else NONE
+    return r.whole if whole_hand(r, s, "lower_four") and _ranks_within(s, 1, 4) else NONE
 
 
 @fan("big_three_winds", "三风刻", "Big Three Winds", 12, needs=("winds3",), absorbs=("pung_of_terminals_or_honours",), links=True)
@@ -681,7 +684,7 @@ def _mixed_straight(chows):
 
 @fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, needs=("whole_hand", "only_reversible"), excludes=("one_voided_suit",))
 def _reversible_tiles(r, s):
-    return (r.whole(),) if whole_hand(r, s) and _only(s, REVERSIBLE) else NONE
+    return r.whole if whole_hand(r, s) and _only(s, REVERSIBLE) else NONE
 
 
 @fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, needs=("chows3",), absorbs=("mixed_double_chow",), links=True)
@@ -732,12 +735,12 @@ def _robbing_the_kong(r, s):
 
 @fan("all_pungs", "碰碰和", "All Pungs", 6, needs=("regular", "no_chow"))
 def _all_pungs(r, s):
-    return (r.whole(),) if r.form == REGULAR and not r.chows else NONE
+    return r.whole if r.form == REGULAR and not r.chows else NONE
 
 
 @fan("half_flush", "混一色", "Half Flush", 6, needs=("whole_hand", "honours", "suits1"))
 def _half_flush(r, s):
-    return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 1 and s.facts["honours"] else NONE
+    return r.whole if whole_hand(r, s) and len(s.facts["suits"]) == 1 and s.facts["honours"] else NONE
 
 
 @fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, needs=("chows3",), links=True)
@@ -751,7 +754,7 @@ def _mixed_shifted_chows(chows):
 def _all_types(r, s):
     f = s.facts
     ok = r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and len(f["suits"]) == 3 and f["winds"] and f["dragons"]
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("melded_hand", "全求人", "Melded Hand", 6, needs=("four_melds",), excludes=("single_wait",),
@@ -759,7 +762,7 @@ def _all_types(r, s):
 def _melded_hand(r, s):
     melds = s.hand.melds
     ok = len(melds) == 4 and not s.context.self_drawn and all(m.exposed for m in melds)
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("two_concealed_kongs", "双暗杠", "Two Concealed Kongs", 6, needs=("two_concealed_kongs",))
@@ -793,13 +796,13 @@ def _outside_hand(r, s):
         u.tile >= T.NUMBER_TILES or u.tile % 9 == 0 or u.tile % 9 == 8
         or (u.kind == "chow" and u.tile % 9 in (0, 6)) for u in r.units
     )
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("fully_concealed_hand", "不求人", "Fully Concealed Hand", 4, needs=("self_drawn", "concealed"), excludes=("concealed_hand", "self_drawn"),
      note="self-drawn with no chow, pung or exposed kong claimed")
 def _fully_concealed_hand(r, s):
-    return (r.whole(),) if s.context.self_drawn and s.facts["concealed"] else NONE
+    return r.whole if s.context.self_drawn and s.facts["concealed"] else NONE
 
 
 @fan("two_melded_kongs", "双明杠", "Two Melded Kongs", 4, needs=("two_melded_kongs",))
@@ -836,14 +839,14 @@ def _seat_wind(r, s):
 
 @fan("concealed_hand", "门前清", "Concealed Hand", 2, needs=("discard", "concealed"), note="no claimed meld, won on a discard")
 def _concealed_hand(r, s):
-    return (r.whole(),) if not s.context.self_drawn and s.facts["concealed"] else NONE
+    return r.whole if not s.context.self_drawn and s.facts["concealed"] else NONE
 
 
 @fan("all_chows", "平和", "All Chows", 2, needs=("chow", "no_honours"), excludes=("no_honours",), note="four chows and a pair of a suit")
 def _all_chows(r, s):
     ok = (r.form == REGULAR or r.form == KNITTED) and not r.pungs and r.pair >= 0 \
         and r.tile(r.pair) < T.NUMBER_TILES
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 @fan("tile_hog", "四归一", "Tile Hog", 2, needs=("fours",), note="all four copies of a tile in the hand, not as a kong")
@@ -876,7 +879,7 @@ def _concealed_kong(r, s):
 @fan("all_simples", "断幺", "All Simples", 2, needs=("whole_hand", "ranks_2_8"), excludes=("no_honours",))
 def _all_simples(r, s):
     ok = whole_hand(r, s) and not s.facts["honours"] and s.facts["min_rank"] >= 2 and s.facts["max_rank"] <= 8
-    return (r.whole(),) if ok else NONE
+    return r.whole if ok else NONE
 
 
 # =============================================================================================
@@ -890,7 +893,7 @@ def _chow_pairs(chows, keep) -> tuple[Hit, ...]:
 @fan("pure_double_chow", "一般高", "Pure Double Chow", 1, needs=("chows2",), links=True)
 @on_chows(2)
 def _pure_double_chow(chows):
-    return _chow_pairs(chows, lambda a, b: a[1:] == b[1:])
+    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and a[2] == b[2])
 
 
 @fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, needs=("chows2",), links=True)
@@ -923,12 +926,12 @@ def _melded_kong(r, s):
 
 @fan("one_voided_suit", "缺一门", "One Voided Suit", 1, needs=("whole_hand", "suits2"))
 def _one_voided_suit(r, s):
-    return (r.whole(),) if whole_hand(r, s) and len(s.facts["suits"]) == 2 else NONE
+    return r.whole if whole_hand(r, s) and len(s.facts["suits"]) == 2 else NONE
 
 
 @fan("no_honours", "无字", "No Honours", 1, needs=("no_honours",))
 def _no_honours(r, s):
-    return (r.whole(),) if r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"] else NONE
+    return r.whole if r.form in (REGULAR, SEVEN_PAIRS, KNITTED) and not s.facts["honours"] else NONE
 
 
 @fan("edge_wait", "边张", "Edge Wait", 1, needs=("wait_chow",))

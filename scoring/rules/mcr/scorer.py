@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import dataclasses
 from bisect import bisect_left
-from functools import lru_cache
+from functools import lru_cache, reduce
 from itertools import chain, compress
+from operator import and_
 
 from ... import tiles as T
 from ...decompose import Decomposition, decompositions, wait_count
@@ -50,19 +51,35 @@ def _needs_by_byte() -> tuple[tuple[int, tuple[int, ...]], ...]:
 
 _NEEDS_BY_BYTE = _needs_by_byte()
 _ALL_PLAYED = (1 << len(PLAYED)) - 1
-_PLAYED_BY_BITS: dict[int, tuple[Fan, ...]] = {}
+
+
+def _fans_by_byte() -> tuple[tuple[int, tuple[tuple[Fan, ...], ...]], ...]:
+    """PLAYED a byte at a time, (shift, table) each: table[v] are the fans of PLAYED[shift:shift + 8]
+    that the bits of v pick, in table order."""
+    out = []
+    for shift in range(0, len(PLAYED), 8):
+        fans = PLAYED[shift:shift + 8]
+        table: list[tuple[Fan, ...]] = [()]
+        for v in range(1, 256):
+            high = v.bit_length() - 1  # v's last fan; the others are those of v without it
+            table.append(table[v ^ 1 << high] + fans[high:high + 1])
+        out.append((shift, tuple(table)))
+    return tuple(out)
+
+
+_FANS_BY_BYTE = _fans_by_byte()
 
 
 def _fans_for(tags: int) -> tuple[Fan, ...]:
     """The fans whose needs a reading's tags (tag_mask bits) meet, in table order.  Tag sets
-    seldom repeat, so they are matched a byte at a time against precomputed tables; the fan
-    sets that result recur, and are cached."""
+    seldom repeat, so both steps go a byte at a time through precomputed tables: the tags pick
+    the fans (as bits over PLAYED), the bits pick the fans themselves."""
     met = _ALL_PLAYED
     for shift, table in _NEEDS_BY_BYTE:
         met &= table[tags >> shift & 255]
-    fans = _PLAYED_BY_BITS.get(met)
-    if fans is None:
-        fans = _PLAYED_BY_BITS[met] = tuple(f for n, f in enumerate(PLAYED) if met >> n & 1)
+    fans: tuple[Fan, ...] = ()
+    for shift, table in _FANS_BY_BYTE:
+        fans += table[met >> shift & 255]
     return fans
 
 
@@ -89,24 +106,21 @@ _TAGS_OF_TILE = tuple(
 _SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
 
 
-_BIT = {tag: tag_mask((tag,)) for tag in (
-    "honours", "winds", "dragons", "fours", "nine_gates", "self_drawn", "discard", "concealed", "last_tile", "kong_replacement",
-    "robbing_kong", "last_copy", "four_melds")}
+_ALL_TILE_TAGS = tag_mask(_TILE_TAGS)
+# the hand's yes/no tags, in the order _hand_tags lists its facts
+_FLAG_BITS = tuple(tag_mask((tag,)) for tag in (
+    "honours", "winds", "dragons", "fours", "nine_gates", "concealed", "last_tile", "kong_replacement",
+    "robbing_kong", "last_copy", "four_melds"))
+_HOW_WON = (tag_mask(("discard",)), tag_mask(("self_drawn",)))
 
 
 def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
-    tags = tag_mask(_TILE_TAGS)
-    for i in f["present"]:
-        tags &= _TAGS_OF_TILE[i]
-    tags |= _SUITS_TAGS[len(f["suits"])] | _BIT["self_drawn" if ctx.self_drawn else "discard"]
-    for tag, on in (("honours", f["honours"]), ("winds", f["winds"]), ("dragons", f["dragons"]), ("fours", f["fours"]), ("nine_gates", f["nine_gates_shape"]),
-                    ("concealed", f["concealed"]), ("last_tile", ctx.last_tile),
-                    ("kong_replacement", ctx.kong_replacement), ("robbing_kong", ctx.robbing_kong),
-                    ("last_copy", ctx.last_copy), ("four_melds", len(hand.melds) == 4)):
-        if on:
-            tags |= _BIT[tag]
-    return tags
+    tags = reduce(and_, map(_TAGS_OF_TILE.__getitem__, f["present"]), _ALL_TILE_TAGS)
+    flags = (f["honours"], f["winds"], f["dragons"], f["fours"], f["nine_gates_shape"], f["concealed"],
+             ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, ctx.last_copy, len(hand.melds) == 4)
+    # the bits are distinct powers of two, so their sum is their union
+    return tags | sum(compress(_FLAG_BITS, flags)) | _SUITS_TAGS[len(f["suits"])] | _HOW_WON[ctx.self_drawn]
 
 
 _RANK0 = tuple(i % 9 for i in range(T.NUMBER_TILES))  # rank - 1 of each number tile
@@ -209,7 +223,10 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     for fan in _fans_for(reading.tags):
         hits = fan.detect(reading, s)
         if hits:
-            found += [(fan, hit) for hit in hits]
+            if len(hits) == 1:
+                found.append((fan, hits[0]))
+            else:
+                found += [(fan, hit) for hit in hits]
             linking = linking or fan.links
     if linking:
         # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part;
