@@ -257,9 +257,12 @@ def decompositions(hand: Hand) -> list[Decomposition]:
 
 
 def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int) -> tuple[Decomposition, ...]:
-    fixed = tuple(meld_unit(m, k) for k, m in enumerate(melds))
+    readings = _standing_readings(standing, len(melds))
+    if not readings:
+        return ()
+    fixed = tuple([meld_unit(m, k) for k, m in enumerate(melds)])
     result: list[Decomposition] = []
-    for form, parts in _standing_readings(standing, len(melds)):
+    for form, parts in readings:
         units = fixed + parts
         seen: set[Unit] = set()  # standing units are equal when kind and tile are
         for k in range(len(fixed), len(units)):
@@ -321,19 +324,18 @@ def _regular_waits(counts: tuple[int, ...]) -> set[int]:
     the new tile's part must complete, every other part must already split, and exactly one part
     holds the pair."""
     honours = counts[T.NUMBER_TILES:]
-    singles = [h for h, n in enumerate(honours) if n == 1]
-    pairs = [h for h, n in enumerate(honours) if n == 2]
-    if 4 in honours or len(singles) > 1:  # four standing honours or two lone ones never make sets
+    if 4 in honours or honours.count(1) > 1:  # four standing honours or two lone ones never make sets
         return set()
-    suits = [_suit_waits(counts[9 * k:9 * k + 9]) for k in range(3)]
+    pairs = [h for h, n in enumerate(honours) if n == 2] if 2 in honours else []
+    suits = (_suit_waits(counts[:9]), _suit_waits(counts[9:18]), _suit_waits(counts[18:27]))
     # each suit as it stands: splits into sets, into sets and a pair, or neither (its tile count
     # allows only one of the first two), so "the other suits split" is arithmetic on the tallies
     state = [SETS if sets else PAIRED if paired else BROKEN for sets, paired, _, _ in suits]
     broken, paired = state.count(BROKEN), state.count(PAIRED)
     out: set[int] = set()
-    if singles:  # the lone honour must become the pair
+    if 1 in honours:  # the lone honour must become the pair
         if not pairs and not broken and not paired:
-            out.add(T.NUMBER_TILES + singles[0])
+            out.add(T.NUMBER_TILES + honours.index(1))
         return out
     # an honour pair that becomes a pung leaves the hand's pair to the other honour pair or a suit
     if len(pairs) == 2 and not broken and not paired:
@@ -352,7 +354,7 @@ def _regular_waits(counts: tuple[int, ...]) -> set[int]:
             ranks = sets_only if not others_paired else ()
         else:
             ranks = (with_pair if not others_paired else ()) + (sets_only if others_paired == 1 else ())
-        out.update(9 * k + r for r in ranks)
+        out.update(map((9 * k).__add__, ranks))
     return out
 
 

@@ -314,8 +314,8 @@ def _on_sets(group: str, minimum: int):
             hits = r.group_hits[group].get(compute.__name__)
             if not hits:
                 return NONE
-            sets = getattr(r, group)
-            return tuple(Hit(tuple(sets[p][0] for p in hit.units)) for hit in hits)
+            units = _idx(getattr(r, group))  # the unit index at each position
+            return tuple([Hit(tuple(map(units.__getitem__, hit.units))) for hit in hits])
 
         detect.group_tags = (compute.__name__,)
         return detect

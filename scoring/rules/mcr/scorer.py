@@ -127,7 +127,7 @@ _RANK0 = tuple(i % 9 for i in range(T.NUMBER_TILES))  # rank - 1 of each number 
 _SUIT0 = tuple(i // 9 for i in range(T.NUMBER_TILES))
 
 
-def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: list[int]) -> dict:
+def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, ...]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
     present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
     n_numbers = bisect_left(present, T.NUMBER_TILES)
@@ -312,8 +312,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     if not decs:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
-    counts = hand.tile_counts()
-    s = Situation(hand, ctx, options, tuple(counts), _facts(hand, ctx, options, counts))
+    s = Situation(hand, ctx, options, hand.counts, _facts(hand, ctx, options, hand.counts))
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
     best_total = sum([f.points for f, _ in best_kept])
