@@ -135,7 +135,7 @@ def _suit_splits(counts: tuple[int, ...], with_pair: bool) -> tuple[tuple[tuple[
     hands share them."""
     c = list(counts)
     found: set[tuple[tuple[str, int], ...]] = set()
-    for p in (range(9) if with_pair else (-1,)):
+    for p in (_pair_ranks(counts) if with_pair else (-1,)):
         if p >= 0 and c[p] < 2:
             continue
         if p >= 0:
@@ -149,19 +149,21 @@ def _suit_splits(counts: tuple[int, ...], with_pair: bool) -> tuple[tuple[tuple[
     return tuple(sorted(found))
 
 
+def _pair_ranks(counts: Sequence[int]) -> range:
+    """The ranks (0-8) where the pair of one suit's sets-and-pair split can be.  Counting each
+    tile by its rank, a pung (3r) and a chow (3r + 3) add multiples of 3 and a pair at p adds 2p,
+    so 2p, and hence p, is fixed modulo 3 by the suit's rank total."""
+    return range(2 * sum(r * n for r, n in enumerate(counts)) % 3, 9, 3)
+
+
 def _pair_suit(counts: list[int]) -> int:
     """Where the pair of a sets-and-pair reading must be: the suit (0-2) holding 2 mod 3 tiles, or
     3 for an honour held twice; -1 when no such reading can exist (an honour held once or four
     times, a suit with 1 mod 3 tiles, or not exactly one pair place)."""
-    pair_suit = -1
-    for i in range(T.NUMBER_TILES, T.PLAYING_TILES):
-        n = counts[i]
-        if n == 1 or n == 4:
-            return -1
-        if n == 2:
-            if pair_suit >= 0:
-                return -1
-            pair_suit = 3
+    honours = counts[T.NUMBER_TILES:T.PLAYING_TILES]
+    if 1 in honours or 4 in honours or honours.count(2) > 1:
+        return -1
+    pair_suit = 3 if 2 in honours else -1
     for suit in range(3):
         left = sum(counts[9 * suit:9 * suit + 9]) % 3
         if left == 1:
@@ -203,7 +205,8 @@ def _sets_and_pair(counts: list[int]) -> list[tuple[Unit, ...]]:
         if not splits:
             return []
         per_suit.append(splits)
-    honour_sets = tuple(_unit("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3)
+    honour_sets = tuple(_unit("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3) \
+        if 3 in counts[T.NUMBER_TILES:] else ()
     pair = _unit("pair", counts.index(2, T.NUMBER_TILES)) if pair_suit == 3 else None
     readings = []
     for (sets0, pair0), (sets1, pair1), (sets2, pair2) in product(*per_suit):
@@ -385,7 +388,8 @@ def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
     cheaper than listing the splits (_suit_splits)."""
     if not with_pair:
         return _sets_fit(counts)
-    return any(n >= 2 and _sets_fit(counts[:p] + (n - 2,) + counts[p + 1:]) for p, n in enumerate(counts))
+    return any(counts[p] >= 2 and _sets_fit(counts[:p] + (counts[p] - 2,) + counts[p + 1:])
+               for p in _pair_ranks(counts))
 
 
 def _sets_fit(counts: tuple[int, ...]) -> bool:

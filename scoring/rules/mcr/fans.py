@@ -849,7 +849,7 @@ def _all_chows(r, s):
     return r.whole if ok else NONE
 
 
-@fan("tile_hog", "四归一", "Tile Hog", 2, needs=("fours",), note="all four copies of a tile in the hand, not as a kong")
+@fan("tile_hog", "四归一", "Tile Hog", 2, needs=("hog",), note="all four copies of a tile in the hand, not as a kong")
 def _tile_hog(r, s):
     if not s.facts["fours"] or r.form not in (REGULAR, SEVEN_PAIRS, KNITTED):
         return NONE

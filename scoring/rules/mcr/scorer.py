@@ -109,7 +109,7 @@ _SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
 _ALL_TILE_TAGS = tag_mask(_TILE_TAGS)
 # the hand's yes/no tags, in the order _hand_tags lists its facts
 _FLAG_BITS = tuple(tag_mask((tag,)) for tag in (
-    "honours", "winds", "dragons", "fours", "nine_gates", "concealed", "last_tile", "kong_replacement",
+    "honours", "winds", "dragons", "hog", "nine_gates", "concealed", "last_tile", "kong_replacement",
     "robbing_kong", "last_copy", "four_melds"))
 _HOW_WON = (tag_mask(("discard",)), tag_mask(("self_drawn",)))
 
@@ -117,7 +117,9 @@ _HOW_WON = (tag_mask(("discard",)), tag_mask(("self_drawn",)))
 def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
     tags = reduce(and_, map(_TAGS_OF_TILE.__getitem__, f["present"]), _ALL_TILE_TAGS)
-    flags = (f["honours"], f["winds"], f["dragons"], f["fours"], f["nine_gates_shape"], f["concealed"],
+    # hog: a tile held four times, not as a declared kong (standing tiles never form kongs)
+    hog = bool(f["fours"]) and not set(f["fours"]) <= {m.first for m in hand.melds if m.kind == "kong"}
+    flags = (f["honours"], f["winds"], f["dragons"], hog, f["nine_gates_shape"], f["concealed"],
              ctx.last_tile, ctx.kong_replacement, ctx.robbing_kong, ctx.last_copy, len(hand.melds) == 4)
     # the bits are distinct powers of two, so their sum is their union
     return tags | sum(compress(_FLAG_BITS, flags)) | _SUITS_TAGS[len(f["suits"])] | _HOW_WON[ctx.self_drawn]
