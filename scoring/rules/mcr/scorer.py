@@ -243,8 +243,9 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
 
 
 def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
-    """The kept fans (in table order, as _settle leaves them) with their tiles, one entry per fan."""
-    groups: dict[str, tuple[Fan, list[tuple[str, ...]]]] = {}
+    """The kept fans (in table order, as _settle leaves them, so a fan's hits are neighbours) with
+    their tiles, one entry per fan."""
+    entries: list[tuple[Fan, list[tuple[str, ...]]]] = []
     every_unit = tuple(range(len(unit_codes)))
     whole: tuple[str, ...] = ()  # the whole hand's tiles, shared by the whole-hand fans
     for fan, hit in kept:
@@ -256,12 +257,11 @@ def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) 
             group = whole = whole or tuple(chain.from_iterable(unit_codes))
         else:
             group = tuple(chain.from_iterable(map(unit_codes.__getitem__, hit.units)))
-        entry = groups.get(fan.key)
-        if entry is None:
-            groups[fan.key] = (fan, [group])
+        if entries and entries[-1][0] is fan:
+            entries[-1][1].append(group)
         else:
-            entry[1].append(group)
-    return [FanScore(fan.key, fan.zh, fan.en, fan.points, len(g), tuple(g)) for fan, g in groups.values()]
+            entries.append((fan, [group]))
+    return [FanScore(fan.key, fan.zh, fan.en, fan.points, len(g), tuple(g)) for fan, g in entries]
 
 
 def payments(ctx: WinContext, total: int, base: int) -> dict[str, int]:
