@@ -172,6 +172,15 @@ def _forest_picks(links: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[int, 
     Candidates come in table order (highest first) and are tried in it, so among equal totals the
     choice with the bigger fans (then table order) wins.  Cached: the search is a pure function
     of the links, and hands repeat the same few link patterns."""
+    start = tuple(range(1 + max(u for _, units in links for u in units)))
+    comp = start
+    for _, units in links:
+        joined = _join(comp, units)
+        if joined is None:
+            break
+        comp = joined
+    else:  # no cycle at all (the usual case): every link is kept
+        return tuple(range(len(links)))
     rest = [0] * (len(links) + 1)
     for i in range(len(links) - 1, -1, -1):
         rest[i] = rest[i + 1] + links[i][0]
@@ -184,15 +193,23 @@ def _forest_picks(links: tuple[tuple[int, tuple[int, ...]], ...]) -> tuple[int, 
         if i == len(links) or total + rest[i] <= best_total:
             return
         points, units = links[i]
-        roots = [comp[u] for u in units]
-        if len(set(roots)) == len(roots):
-            low = min(roots)
-            joined = tuple(low if r in roots else r for r in comp)
+        joined = _join(comp, units)
+        if joined is not None:
             walk(i + 1, joined, total + points, picked + (i,))
         walk(i + 1, comp, total, picked)
 
-    walk(0, tuple(range(1 + max(u for _, units in links for u in units))), 0, ())
+    walk(0, start, 0, ())
     return best_pick
+
+
+def _join(comp: tuple[int, ...], units: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The components (a root per unit) after a link joins its units, or None when two of them
+    are already joined, so that the link would close a cycle."""
+    roots = [comp[u] for u in units]
+    if len(set(roots)) < len(roots):
+        return None
+    low = min(roots)
+    return tuple([low if r in roots else r for r in comp])
 
 
 def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan, Hit]]:
