@@ -19,9 +19,9 @@ results are cached on the normalised standing tiles.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import permutations, product
-from collections.abc import Sequence
 from typing import NamedTuple
 
 from . import tiles as T

@@ -75,7 +75,7 @@ ONLY_TAGS = {
     # no 4, 5 or 6: every set of 全带幺 holds a terminal or an honour, so its chows are 123 and 789
     "only_outside": frozenset(i for i in range(T.PLAYING_TILES) if not (i < T.NUMBER_TILES and 3 <= i % 9 <= 5)),
 }
-# (全带五's sets all hold a 5, so its tiles are 3-7)
+# ranks_3_7: every set of 全带五 holds a 5, so its tiles are 3-7
 RANK_TAGS = {"ranks_7_9": (7, 9), "ranks_4_6": (4, 6), "ranks_1_3": (1, 3), "ranks_6_9": (6, 9),
              "ranks_1_4": (1, 4), "ranks_2_8": (2, 8), "ranks_3_7": (3, 7)}
 # The 1998 text defines these by sets (刻子/顺子 + 将), so its strict reading bars seven pairs.

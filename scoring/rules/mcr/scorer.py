@@ -26,9 +26,8 @@ from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
 from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading, tag_mask
 from .options import MCROptions
 
-# FANS runs from the highest points down (a test holds it to that), so table order alone sorts
-# fans highest first and equal points in table order.
-ORDER = {f.key: n for n, f in enumerate(FANS)}
+# FANS runs from the highest points down (a test holds it to that), so fans found in table order
+# are already sorted highest first, equal points in table order (what _settle needs).
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
 PLAYED = tuple(f for f in FANS if f.key not in ("chicken_hand", "flower_tiles"))
@@ -104,8 +103,6 @@ _TAGS_OF_TILE = tuple(
     for i in range(T.PLAYING_TILES)
 )
 _SUITS_TAGS = tuple(tag_mask((f"suits{n}",)) for n in range(4))
-
-
 _ALL_TILE_TAGS = tag_mask(_TILE_TAGS)
 # the hand's yes/no tags, in the order _hand_tags lists its facts
 _FLAG_BITS = tuple(tag_mask((tag,)) for tag in (
@@ -301,6 +298,11 @@ _FORM_RANK = {"regular": 0, "seven_pairs": 1, "knitted_straight": 2, "honours_kn
 FAVOURED_AT_TIES = frozenset({"pure_triple_chow", "triple_pung"})
 
 
+def _rank(kept: list[tuple[Fan, Hit]]) -> tuple[int, bool]:
+    """How a reading's fans compare: the total, then whether it holds a FAVOURED_AT_TIES fan."""
+    return sum([f.points for f, _ in kept]), any([f.key in FAVOURED_AT_TIES for f, _ in kept])
+
+
 def _preference(d: Decomposition) -> tuple:
     """Order in which equal totals are decided (the first wins, after FAVOURED_AT_TIES): regular
     readings first; then the reading whose concealed sets, listed by lowest tile with pungs before
@@ -334,15 +336,14 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     s = Situation(hand, ctx, options, hand.counts, _facts(hand, ctx, options, hand.counts))
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
-    best_total = sum([f.points for f, _ in best_kept])
-    if len(decs) > 1:
-        best = (best_total, any([f.key in FAVOURED_AT_TIES for f, _ in best_kept]))
+    if len(decs) > 1:  # 就高 (a lone reading needs no ranking)
+        best = _rank(best_kept)
         for d in decs[1:]:
             kept = score_decomposition(d, s)
-            rank = (sum([f.points for f, _ in kept]), any([f.key in FAVOURED_AT_TIES for f, _ in kept]))
+            rank = _rank(kept)
             if rank > best:
                 best, best_kept, best_d = rank, kept, d
-        best_total = best[0]
+    best_total = sum([f.points for f, _ in best_kept])
     unit_codes = [u.codes for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
