@@ -96,7 +96,9 @@ _RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
 _unit_of, _suit_of, _rank_of, _suit_and_rank = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(1, 2)
 
 
-WHOLE_HAND_HITS = tuple((Hit(tuple(range(n))),) for n in range(15))  # by number of units (at most 14)
+# hits made once: a whole-hand fan's answer by number of units (at most 14), a one-unit hit by unit
+WHOLE_HAND_HITS = tuple((Hit(tuple(range(n))),) for n in range(15))
+UNIT_HITS = tuple(Hit((i,)) for i in range(14))
 
 
 class Reading:
@@ -146,17 +148,28 @@ class Reading:
         else:
             self.pungs = self.number_pungs = ()
             self.series = {}
-        # the fans of each group of sets, looked up by the sets' shape (position instead of unit
-        # index); a combination joins two sets or more
-        chow_hits, chow_tags = group_hits("chows", _shape(self.chows)) if len(self.chows) >= 2 else NO_GROUP
-        pung_hits, pung_tags = (group_hits("number_pungs", _shape(self.number_pungs))
-                                if len(self.number_pungs) >= 2 else NO_GROUP)
-        self.group_hits = {"chows": chow_hits, "number_pungs": pung_hits}
+        # the group fans that occur, by predicate name, with their hits (a combination joins two
+        # sets or more)
+        self.group_hits: dict[str, tuple[Hit, ...]] = {}
+        if len(self.chows) >= 2:
+            tags |= self._find_group_hits("chows", self.chows)
+        if len(self.number_pungs) >= 2:
+            tags |= self._find_group_hits("number_pungs", self.number_pungs)
         tags |= WAIT_TAGS.get(units[self.winning_unit].kind, 0)
-        self.tags = tags | chow_tags | pung_tags  # what the reading offers, against NEEDS
+        self.tags = tags  # what the reading offers, against NEEDS
         self.pair = pairs[0] if len(pairs) == 1 else -1
         self.whole = WHOLE_HAND_HITS[len(units)]  # a whole-hand fan's answer: one hit on every unit
         self._wait: str | None | bool = False  # not computed yet
+
+    def _find_group_hits(self, group: str, sets: tuple[tuple[int, int, int], ...]) -> int:
+        """Add the fans of one group of sets to group_hits, looked up by the sets' shape (see
+        group_hits) and turned from positions in the group into unit indices; their tags."""
+        found, tags = group_hits(group, _shape(sets))
+        if found:
+            units = _idx(sets)  # the unit index at each position
+            for name, hits in found.items():
+                self.group_hits[name] = tuple([Hit(tuple(map(units.__getitem__, hit.units))) for hit in hits])
+        return tags
 
     def tile(self, i: int) -> int:
         return self.units[i].tile
@@ -265,7 +278,7 @@ def _wait_kind(r: Reading, s: Situation) -> str | None:
 
 
 def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
-    return (Hit((r.winning_unit,)),) if wait_fan(r, s) == key else ()
+    return (UNIT_HITS[r.winning_unit],) if wait_fan(r, s) == key else ()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,22 +313,16 @@ def group_hits(group: str, shape: tuple[tuple[int, int, int], ...]) -> tuple[dic
     return found, tag_mask(found)
 
 
-NO_GROUP: tuple[dict[str, tuple[Hit, ...]], int] = ({}, 0)  # a group of fewer than two sets
-
 
 def _on_sets(group: str, minimum: int):
-    """Make a predicate of one group of the reading's sets alone (see group_hits); its hits'
-    positions are turned back into the reading's unit indices."""
+    """Make a predicate of one group of the reading's sets alone (see group_hits); the reading
+    has already looked its hits up and turned their positions into unit indices."""
 
     def wrap(compute):
         GROUP_FANS[group].append((compute.__name__, minimum, compute))
 
         def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
-            hits = r.group_hits[group].get(compute.__name__)
-            if not hits:
-                return NONE
-            units = _idx(getattr(r, group))  # the unit index at each position
-            return tuple([Hit(tuple(map(units.__getitem__, hit.units))) for hit in hits])
+            return r.group_hits.get(compute.__name__, NONE)
 
         detect.group_tags = (compute.__name__,)
         return detect
@@ -822,19 +829,19 @@ def _last_copy(r, s):
 
 @fan("dragon_pung", "箭刻", "Dragon Pung", 2, needs=("dragon_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _dragon_pung(r, s):
-    return tuple(Hit((i,)) for i in r.honour_pungs(31, 33))
+    return tuple([UNIT_HITS[i] for i in r.honour_pungs(31, 33)])
 
 
 @fan("prevalent_wind", "圈风刻", "Prevalent Wind", 2, needs=("wind_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _prevalent_wind(r, s):
     wind = T.WIND_TILES[s.context.round_wind]
-    return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
+    return tuple([UNIT_HITS[i] for i in r.honour_pungs(wind, wind)])
 
 
 @fan("seat_wind", "门风刻", "Seat Wind", 2, needs=("wind_pung",), absorbs=("pung_of_terminals_or_honours",))
 def _seat_wind(r, s):
     wind = T.WIND_TILES[s.context.seat_wind]
-    return tuple(Hit((i,)) for i in r.honour_pungs(wind, wind))
+    return tuple([UNIT_HITS[i] for i in r.honour_pungs(wind, wind)])
 
 
 @fan("concealed_hand", "门前清", "Concealed Hand", 2, needs=("discard", "concealed"), note="no claimed meld, won on a discard")
@@ -916,7 +923,7 @@ def _two_terminal_chows(chows):
 
 @fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1, needs=("pung",))
 def _pung_of_terminals_or_honours(r, s):
-    return tuple(Hit((i,)) for i, suit, rank in r.pungs if suit == 3 or rank in (1, 9))
+    return tuple([UNIT_HITS[i] for i, suit, rank in r.pungs if suit == 3 or rank in (1, 9)])
 
 
 @fan("melded_kong", "明杠", "Melded Kong", 1, needs=("melded_kong",))
