@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from itertools import repeat
 
 from . import tiles as T
@@ -50,6 +51,37 @@ def _playing_indices(codes: tuple[str, ...], where: str) -> list[int]:
 _PLAYING_INDEX = {c: i for c, i in T.INDEX.items() if not T.is_flower(i)}
 
 
+@lru_cache(maxsize=4096)
+def _meld_shape(kind: str, tiles: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """A meld's tiles checked against its kind: (the codes, the indices), sorted.  Cached: melds
+    are a few hundred shapes that every hand repeats (an error is raised, never cached)."""
+    if kind not in MELD_KINDS:
+        raise ScoringError("bad_meld", f"meld kind {kind!r} is not one of {', '.join(MELD_KINDS)}")
+    try:
+        idx = sorted([_PLAYING_INDEX[c] for c in tiles])
+    except (KeyError, TypeError):
+        if kind == "chow":
+            for c in tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
+                m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
+                if m and not 1 <= int(m.group(1)) <= 9:
+                    raise ScoringError("bad_meld", f"chow {'-'.join(tiles)}: ranks run 1-9, there is no {c}")
+        idx = sorted(_playing_indices(tiles, f"a {kind}"))  # names the bad tile
+    codes = tuple(map(T.TILE_CODES.__getitem__, idx))
+    shown = " ".join(codes)
+    if kind == "chow":
+        if len(idx) != 3:
+            raise ScoringError("bad_meld", f"a chow has 3 tiles, got {len(idx)}: {shown}")
+        if T.is_honour(idx[0]) or T.is_honour(idx[2]):
+            raise ScoringError("bad_meld", f"chow of honours {shown}: only number tiles form chows")
+        if T.suit(idx[0]) != T.suit(idx[2]) or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
+            raise ScoringError("bad_meld", f"{shown} is not a chow: three consecutive ranks of one suit")
+    else:
+        size = 3 if kind == "pung" else 4
+        if len(idx) != size or len(set(idx)) != 1:
+            raise ScoringError("bad_meld", f"a {kind} is {size} identical tiles, got: {shown or 'none'}")
+    return codes, tuple(idx)
+
+
 @dataclass(frozen=True)
 class Meld:
     """A declared chow, pung or kong. `claimed` optionally names the tile taken from a discard."""
@@ -62,32 +94,13 @@ class Meld:
     indices: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the tiles' indices, sorted
 
     def __post_init__(self) -> None:
-        if self.kind not in MELD_KINDS:
-            raise ScoringError("bad_meld", f"meld kind {self.kind!r} is not one of {', '.join(MELD_KINDS)}")
         try:
-            idx = sorted([_PLAYING_INDEX[c] for c in self.tiles])
-        except (KeyError, TypeError):
-            if self.kind == "chow":
-                for c in self.tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
-                    m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
-                    if m and not 1 <= int(m.group(1)) <= 9:
-                        raise ScoringError("bad_meld", f"chow {'-'.join(self.tiles)}: ranks run 1-9, there is no {c}")
-            idx = sorted(_playing_indices(self.tiles, f"a {self.kind}"))  # names the bad tile
-        object.__setattr__(self, "tiles", tuple(map(T.TILE_CODES.__getitem__, idx)))
-        object.__setattr__(self, "first", idx[0] if idx else -1)
-        object.__setattr__(self, "indices", tuple(idx))
-        shown = " ".join(self.tiles)
-        if self.kind == "chow":
-            if len(idx) != 3:
-                raise ScoringError("bad_meld", f"a chow has 3 tiles, got {len(idx)}: {shown}")
-            if T.is_honour(idx[0]) or T.is_honour(idx[2]):
-                raise ScoringError("bad_meld", f"chow of honours {shown}: only number tiles form chows")
-            if T.suit(idx[0]) != T.suit(idx[2]) or idx != [idx[0], idx[0] + 1, idx[0] + 2]:
-                raise ScoringError("bad_meld", f"{shown} is not a chow: three consecutive ranks of one suit")
-        else:
-            size = 3 if self.kind == "pung" else 4
-            if len(idx) != size or len(set(idx)) != 1:
-                raise ScoringError("bad_meld", f"a {self.kind} is {size} identical tiles, got: {shown or 'none'}")
+            codes, idx = _meld_shape(self.kind, self.tiles)
+        except TypeError:  # an unhashable kind or tiles value: checked uncached, which names the problem
+            codes, idx = _meld_shape.__wrapped__(self.kind, self.tiles)
+        object.__setattr__(self, "tiles", codes)
+        object.__setattr__(self, "first", idx[0])
+        object.__setattr__(self, "indices", idx)
         if self.concealed and self.kind != "kong":
             raise ScoringError(
                 "bad_meld",
@@ -97,7 +110,7 @@ class Meld:
             if self.concealed:
                 raise ScoringError("bad_meld", "a concealed kong has no claimed tile")
             if self.claimed not in self.tiles:
-                raise ScoringError("bad_meld", f"claimed tile {self.claimed} is not in the meld {shown}")
+                raise ScoringError("bad_meld", f"claimed tile {self.claimed} is not in the meld {' '.join(codes)}")
 
     @classmethod
     def from_tiles(cls, codes: tuple[str, ...] | list[str], concealed: bool = False) -> Meld:

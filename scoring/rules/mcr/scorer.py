@@ -131,18 +131,21 @@ def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, 
     present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
     n_numbers = bisect_left(present, T.NUMBER_TILES)
     honours = n_numbers < len(present)
+    suits = frozenset(map(_SUIT0.__getitem__, present[:n_numbers]))
     ranks = set(map(_RANK0.__getitem__, present[:n_numbers])) or {-1}  # 0-8; none in an all-honours hand
     facts = {
         "present": frozenset(present),
         "min_rank": min(ranks) + 1,  # 1-9, or 0 for an all-honours hand
         "max_rank": max(ranks) + 1,
         "concealed": hand.is_concealed,
-        "suits": frozenset(map(_SUIT0.__getitem__, present[:n_numbers])),
+        "suits": suits,
         "honours": honours,
         "winds": honours and present[n_numbers] <= 30,
         "dragons": honours and present[-1] >= 31,
         "fours": tuple(i for i in present if counts[i] == 4) if 4 in counts else (),
-        "nine_gates_shape": not hand.melds and _nine_gates_shape(hand.concealed),
+        # 九莲宝灯 is one suit without honours, so other hands skip the shape test
+        "nine_gates_shape": not honours and len(suits) == 1 and not hand.melds
+                            and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
     }
     facts["hand_tags"] = _hand_tags(hand, ctx, facts)
