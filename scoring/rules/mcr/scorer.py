@@ -331,8 +331,6 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     ctx = derive_context(hand, ctx)
     flowers = len(hand.flowers)
     decs = decompositions(hand)
-    if len(decs) > 1:
-        decs.sort(key=_preference)
     if not decs:
         return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
                       breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
@@ -340,12 +338,14 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
     if len(decs) > 1:  # 就高 (a lone reading needs no ranking)
-        best = _rank(best_kept)
+        scored = [(_rank(best_kept), best_kept, best_d)]
         for d in decs[1:]:
             kept = score_decomposition(d, s)
-            rank = _rank(kept)
-            if rank > best:
-                best, best_kept, best_d = rank, kept, d
+            scored.append((_rank(kept), kept, d))
+        best = max([rank for rank, _, _ in scored])
+        tied = [(kept, d) for rank, kept, d in scored if rank == best]
+        # the preference order decides only between equal ranks, so only those readings need it
+        best_kept, best_d = min(tied, key=lambda c: _preference(c[1])) if len(tied) > 1 else tied[0]
     best_total = sum([f.points for f, _ in best_kept])
     unit_codes = [u.codes for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
