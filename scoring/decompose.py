@@ -229,7 +229,7 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
     # how many different tiles: a quick gate for the special forms
     distinct = T.PLAYING_TILES - standing.count(0)
     if n_melds == 0:
-        if distinct <= 7 and not any(n & 1 for n in counts):
+        if distinct <= 7 and 1 not in standing and 3 not in standing:  # no tile held an odd number of times
             pairs = tuple(_unit("pair", i) for i in range(T.PLAYING_TILES) for _ in range(counts[i] // 2))
             readings.append(("seven_pairs", pairs))
         if distinct == 13 and sum(counts[i] for i in T.TERMINALS_AND_HONOURS) == 14 \

@@ -86,6 +86,20 @@ def test_score_json_cache_tells_inputs_apart(monkeypatch):
     assert len(scoring._RESULTS) <= 3
 
 
+def test_score_json_caches_a_hand_from_its_second_sighting(monkeypatch):
+    """A hand seen once is not encoded for the cache; seen again, its result is stored, and later
+    calls are answered from the cache with equal, independent dicts."""
+    monkeypatch.setattr(scoring, "_RESULTS", {})
+    scored = []
+    real = scoring._score_json
+    monkeypatch.setattr(scoring, "_score_json", lambda *args: scored.append(args) or real(*args))
+    outs = [scoring.score_json(BASE) for _ in range(4)]
+    assert len(scored) == 2
+    assert all(out == outs[0] for out in outs) and outs[0]["ok"]
+    outs[2]["fans"].clear()  # a cached answer is the caller's own to change
+    assert scoring.score_json(BASE) == outs[0] and len(scored) == 2
+
+
 @pytest.mark.parametrize(
     "text",
     [
