@@ -147,13 +147,11 @@ class Hand:
     def __post_init__(self) -> None:
         conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
         win = _playing_tile(self.winning_tile, "the winning tile")
-        for m in self.melds:
-            if not isinstance(m, Meld):
-                raise TypeError("Hand.melds holds Meld objects")
-        flw = sorted(T.index(c) for c in self.flowers) if self.flowers else []
-        for i in flw:
-            if not T.is_flower(i):
-                raise ScoringError("unknown_tile", f"{T.code(i)} in the flowers list is not a flower (1f-8f)")
+        if not all(map(isinstance, self.melds, repeat(Meld))):
+            raise TypeError("Hand.melds holds Meld objects")
+        flw = sorted(map(T.index, self.flowers))
+        if flw and not T.is_flower(flw[0]):  # playing tiles sort before flowers
+            raise ScoringError("unknown_tile", f"{T.code(flw[0])} in the flowers list is not a flower (1f-8f)")
         object.__setattr__(self, "concealed", tuple(map(T.TILE_CODES.__getitem__, conc)))
         object.__setattr__(self, "melds", tuple(self.melds))
         object.__setattr__(self, "flowers", tuple(map(T.TILE_CODES.__getitem__, flw)))

@@ -58,8 +58,8 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
     """Read a JSON hand (already parsed into a dict); raises ScoringError on any problem."""
     if not isinstance(obj, dict):
         raise ScoringError("bad_json", "a hand is a JSON object")
-    extra = obj.keys() - _KEYS
-    if extra:
+    if not obj.keys() <= _KEYS:
+        extra = obj.keys() - _KEYS
         raise ScoringError("bad_json", f"unknown key(s) {', '.join(sorted(extra))}")
     for key in ("concealed", "winning_tile"):
         if key not in obj:
