@@ -92,8 +92,9 @@ MUST_BE_CONCEALED = frozenset({
 
 _SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
 _RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
-# the parts of a (unit index, suit, rank) set
-_unit_of, _suit_of, _rank_of, _suit_and_rank = itemgetter(0), itemgetter(1), itemgetter(2), itemgetter(1, 2)
+# the parts of a reading's (unit index, suit, rank) set, and of a group fan's (suit, rank) set
+_unit_of, _unit_rank_of = itemgetter(0), itemgetter(2)
+_suit_of, _rank_of = itemgetter(0), itemgetter(1)
 
 
 # hits made once: a whole-hand fan's answer by number of units (at most 14), a one-unit hit by unit
@@ -137,7 +138,7 @@ class Reading:
         if pungs:
             pungs.sort()
             self.pungs = tuple([(i, _SUIT[t], _RANK[t]) for t, i in pungs])
-            self.number_pungs = tuple(sorted([p for p in self.pungs if p[1] < 3], key=_rank_of))
+            self.number_pungs = tuple(sorted([p for p in self.pungs if p[1] < 3], key=_unit_rank_of))
             tags |= PUNG_TAGS[len(self.number_pungs)]
             if pungs[-1][0] >= T.NUMBER_TILES:  # honour pungs sort last
                 winds = sum(1 for t, _ in pungs if 27 <= t <= 30)
@@ -282,62 +283,68 @@ def _wait(r: Reading, s: Situation, key: str) -> tuple[Hit, ...]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Combination helpers: groups are tuples of (unit index, suit, rank), sorted by tile or rank.
+# Combination fans of one group of sets (the chows, or the number-tile pungs and kongs): each is a
+# predicate of one combination of that many sets, (suit, rank) each, in the group's order.
 
 
-# The combination fans that read one group of sets alone, by group (a Reading field of
-# (unit index, suit, rank) tuples): (predicate name, fewest sets it needs, predicate).
+# By group: (predicate name, how many sets it combines, predicate).
 GROUP_FANS: dict[str, list[tuple[str, int, Callable]]] = {"chows": [], "number_pungs": []}
 
 
-def _shape(sets: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int, int], ...]:
-    """A group of sets as group_hits reads it: (position, suit, rank) each, the suits renamed
-    0, 1, 2 in order of first appearance.  Every group fan treats the three suits alike, so hands
-    that differ only in which suits they use share one cached answer."""
+def _shape(sets: tuple[tuple[int, int, int], ...]) -> tuple[tuple[int, int], ...]:
+    """A reading's group of sets, (unit index, suit, rank) each, as group_hits reads it: (suit,
+    rank) each, the suits renamed 0, 1, 2 in order of first appearance.  Every group fan treats
+    the three suits alike, so hands that differ only in which suits they use share one answer."""
     names: dict[int, int] = {}
-    return tuple([(p, names.setdefault(suit, len(names)), rank) for p, (_, suit, rank) in enumerate(sets)])
+    return tuple([(names.setdefault(suit, len(names)), rank) for _, suit, rank in sets])
 
 
 @lru_cache(maxsize=65536)
-def group_hits(group: str, shape: tuple[tuple[int, int, int], ...]) -> tuple[dict[str, tuple[Hit, ...]], int]:
-    """Every fan of one group on the sets' shape, (position, suit, rank) each, computed together
-    and cached: every hand with the same sets shares one answer, so most readings need a single
-    lookup.  Hits name positions in the group, not unit indices.  Also the tags (tag_mask) of
-    the fans found, by predicate name, which gate those fans (see _on_sets)."""
-    found = {}
-    for name, minimum, compute in GROUP_FANS[group]:
-        if len(shape) >= minimum:
-            hits = compute(shape)
-            if hits:
-                found[name] = hits
-    return found, tag_mask(found)
+def group_hits(group: str, shape: tuple[tuple[int, int], ...]) -> tuple[dict[str, tuple[Hit, ...]], int]:
+    """Every fan of one group on the sets' shape, computed together and cached: every hand with
+    the same sets shares one answer, so most readings need a single lookup.  Hits name positions
+    in the group, not unit indices.  Also the tags (tag_mask) of the fans found, by predicate
+    name, which gate those fans (see _on_sets)."""
+    found: dict[str, list[Hit]] = {}
+    for size in range(2, len(shape) + 1):
+        for positions, sets in zip(combinations(range(len(shape)), size), combinations(shape, size)):
+            for name in _combination_fans(group, sets):
+                found.setdefault(name, []).append(Hit(positions))
+    return {name: tuple(hits) for name, hits in found.items()}, tag_mask(found)
 
 
+@lru_cache(maxsize=None)
+def _combination_fans(group: str, sets: tuple[tuple[int, int], ...]) -> tuple[str, ...]:
+    """The group fans one combination of sets forms.  Cached apart from whole shapes: a new shape
+    is mostly made of combinations seen before, and there are only some thousands of them."""
+    return tuple([name for name, size, forms in GROUP_FANS[group] if size == len(sets) and forms(sets)])
 
-def _on_sets(group: str, minimum: int):
-    """Make a predicate of one group of the reading's sets alone (see group_hits); the reading
-    has already looked its hits up and turned their positions into unit indices."""
 
-    def wrap(compute):
-        GROUP_FANS[group].append((compute.__name__, minimum, compute))
+def _on_sets(group: str, size: int):
+    """Make a fan of `size` sets of one group from a predicate of such a combination (see
+    group_hits); the reading has already looked its hits up and turned their positions into
+    unit indices."""
+
+    def wrap(forms):
+        GROUP_FANS[group].append((forms.__name__, size, forms))
 
         def detect(r: Reading, s: Situation) -> tuple[Hit, ...]:
-            return r.group_hits.get(compute.__name__, NONE)
+            return r.group_hits.get(forms.__name__, NONE)
 
-        detect.group_tags = (compute.__name__,)
+        detect.group_tags = (forms.__name__,)
         return detect
 
     return wrap
 
 
-def on_chows(minimum: int):
-    """A predicate of the chows alone, sorted by tile (see _on_sets)."""
-    return _on_sets("chows", minimum)
+def on_chows(size: int):
+    """A predicate of `size` chows, in tile order (see _on_sets)."""
+    return _on_sets("chows", size)
 
 
-def on_number_pungs(minimum: int):
-    """A predicate of the number-tile pungs and kongs alone, sorted by rank (see _on_sets)."""
-    return _on_sets("number_pungs", minimum)
+def on_number_pungs(size: int):
+    """A predicate of `size` number-tile pungs and kongs, in rank order (see _on_sets)."""
+    return _on_sets("number_pungs", size)
 
 
 def _idx(group) -> tuple[int, ...]:
@@ -348,18 +355,19 @@ def _one_suit(group) -> bool:
     return len(set(map(_suit_of, group))) == 1
 
 
-def _three_suits(group) -> bool:
+def _suits_differ(group) -> bool:
+    """Each set of another suit."""
     return len(set(map(_suit_of, group))) == len(group)
 
 
 def _shifted(group, step: int) -> bool:
     """Ranks rise by exactly `step` from one member to the next (group sorted by rank)."""
-    low = group[0][2]
+    low = group[0][1]
     return list(map(_rank_of, group)) == list(range(low, low + step * len(group), step))
 
 
 def _identical(group) -> bool:
-    return len(set(map(_suit_and_rank, group))) == 1
+    return len(set(group)) == 1
 
 
 def _same_rank(group) -> bool:
@@ -484,7 +492,7 @@ def _pure_terminal_chows(r, s):
         return NONE
     low, high, pair = _terminal_chow_sets(r)
     group = low + high
-    if len(low) == 2 and len(high) == 2 and pair >= 0 and _one_suit(group) \
+    if len(low) == 2 and len(high) == 2 and pair >= 0 and len({c[1] for c in group}) == 1 \
             and T.suit(r.tile(pair)) == group[0][1]:
         return (Hit((*_idx(group), pair)),)
     return NONE
@@ -497,13 +505,13 @@ def _pure_terminal_chows(r, s):
 @fan("quadruple_chow", "一色四同顺", "Quadruple Chow", 48, needs=("chows4",), excludes=("tile_hog",), links=True)
 @on_chows(4)
 def _quadruple_chow(chows):
-    return (Hit(_idx(chows)),) if _identical(chows) else NONE
+    return _identical(chows)
 
 
 @fan("four_pure_shifted_pungs", "一色四节高", "Four Pure Shifted Pungs", 48, needs=("number_pungs4",), excludes=("all_pungs",), links=True)
 @on_number_pungs(4)
-def _four_pure_shifted_pungs(p):
-    return (Hit(_idx(p)),) if _one_suit(p) and _shifted(p, 1) else NONE
+def _four_pure_shifted_pungs(pungs):
+    return _one_suit(pungs) and _shifted(pungs, 1)
 
 
 # =============================================================================================
@@ -513,8 +521,8 @@ def _four_pure_shifted_pungs(p):
 @fan("four_pure_shifted_chows", "一色四步高", "Four Pure Shifted Chows", 32, needs=("chows4",), links=True,
      note="steps of one or of two")
 @on_chows(4)
-def _four_pure_shifted_chows(c):
-    return (Hit(_idx(c)),) if _one_suit(c) and (_shifted(c, 1) or _shifted(c, 2)) else NONE
+def _four_pure_shifted_chows(chows):
+    return _one_suit(chows) and (_shifted(chows, 1) or _shifted(chows, 2))
 
 
 @fan("three_kongs", "三杠", "Three Kongs", 32, needs=("three_kongs",))
@@ -565,13 +573,13 @@ def _full_flush(r, s):
 @fan("pure_triple_chow", "一色三同顺", "Pure Triple Chow", 24, needs=("chows3",), absorbs=("pure_double_chow",), links=True)
 @on_chows(3)
 def _pure_triple_chow(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3) if _identical(g))
+    return _identical(chows)
 
 
 @fan("pure_shifted_pungs", "一色三节高", "Pure Shifted Pungs", 24, needs=("number_pungs3",), links=True)
 @on_number_pungs(3)
 def _pure_shifted_pungs(pungs):
-    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _one_suit(g) and _shifted(g, 1))
+    return _one_suit(pungs) and _shifted(pungs, 1)
 
 
 @fan("upper_tiles", "全大", "Upper Tiles", 24, needs=("whole_hand", "ranks_7_9"), excludes=("upper_four", "no_honours"))
@@ -596,8 +604,7 @@ def _lower_tiles(r, s):
 @fan("pure_straight", "清龙", "Pure Straight", 16, needs=("chows3",), links=True)
 @on_chows(3)
 def _pure_straight(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
-                 if _one_suit(g) and (g[0][2], g[1][2], g[2][2]) == (1, 4, 7))
+    return _one_suit(chows) and tuple(map(_rank_of, chows)) == (1, 4, 7)
 
 
 @fan("three_suited_terminal_chows", "三色双龙会", "Three-Suited Terminal Chows", 16, needs=("chows4", "suits3", "no_honours"),
@@ -616,8 +623,7 @@ def _three_suited_terminal_chows(r, s):
 @fan("pure_shifted_chows", "一色三步高", "Pure Shifted Chows", 16, needs=("chows3",), links=True, note="steps of one or of two")
 @on_chows(3)
 def _pure_shifted_chows(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
-                 if _one_suit(g) and (_shifted(g, 1) or _shifted(g, 2)))
+    return _one_suit(chows) and (_shifted(chows, 1) or _shifted(chows, 2))
 
 
 @fan("all_fives", "全带五", "All Fives", 16, needs=("regular", "ranks_3_7"), excludes=("all_simples", "no_honours"))
@@ -632,7 +638,7 @@ def _all_fives(r, s):
 @fan("triple_pung", "三同刻", "Triple Pung", 16, needs=("number_pungs3",), absorbs=("double_pung",), links=True)
 @on_number_pungs(3)
 def _triple_pung(pungs):
-    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _same_rank(g))
+    return _same_rank(pungs)
 
 
 @fan("three_concealed_pungs", "三暗刻", "Three Concealed Pungs", 16, needs=("three_concealed_pungs",))
@@ -685,8 +691,7 @@ def _big_three_winds(r, s):
 @fan("mixed_straight", "花龙", "Mixed Straight", 8, needs=("chows3",), links=True)
 @on_chows(3)
 def _mixed_straight(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
-                 if _three_suits(g) and sorted(c[2] for c in g) == [1, 4, 7])
+    return _suits_differ(chows) and sorted(map(_rank_of, chows)) == [1, 4, 7]
 
 
 @fan("reversible_tiles", "推不倒", "Reversible Tiles", 8, needs=("whole_hand", "only_reversible"), excludes=("one_voided_suit",))
@@ -697,13 +702,13 @@ def _reversible_tiles(r, s):
 @fan("mixed_triple_chow", "三色三同顺", "Mixed Triple Chow", 8, needs=("chows3",), absorbs=("mixed_double_chow",), links=True)
 @on_chows(3)
 def _mixed_triple_chow(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3) if _three_suits(g) and _same_rank(g))
+    return _suits_differ(chows) and _same_rank(chows)
 
 
 @fan("mixed_shifted_pungs", "三色三节高", "Mixed Shifted Pungs", 8, needs=("number_pungs3",), links=True)
 @on_number_pungs(3)
 def _mixed_shifted_pungs(pungs):
-    return tuple(Hit(_idx(g)) for g in combinations(pungs, 3) if _three_suits(g) and _shifted(g, 1))
+    return _suits_differ(pungs) and _shifted(pungs, 1)
 
 
 @fan("chicken_hand", "无番和", "Chicken Hand", 8, needs=(),
@@ -753,8 +758,7 @@ def _half_flush(r, s):
 @fan("mixed_shifted_chows", "三色三步高", "Mixed Shifted Chows", 6, needs=("chows3",), links=True)
 @on_chows(3)
 def _mixed_shifted_chows(chows):
-    return tuple(Hit(_idx(g)) for g in combinations(chows, 3)
-                 if _three_suits(g) and _shifted(_by_rank(g), 1))
+    return _suits_differ(chows) and _shifted(_by_rank(chows), 1)
 
 
 @fan("all_types", "五门齐", "All Types", 6, needs=("winds", "dragons", "suits3"))
@@ -870,7 +874,7 @@ def _tile_hog(r, s):
 @fan("double_pung", "双同刻", "Double Pung", 2, needs=("number_pungs2",), links=True)
 @on_number_pungs(2)
 def _double_pung(pungs):
-    return tuple(Hit(_idx(g)) for g in combinations(pungs, 2) if _same_rank(g))
+    return _same_rank(pungs)
 
 
 @fan("two_concealed_pungs", "双暗刻", "Two Concealed Pungs", 2, needs=("two_concealed_pungs",))
@@ -893,32 +897,28 @@ def _all_simples(r, s):
 # 1
 
 
-def _chow_pairs(chows, keep) -> tuple[Hit, ...]:
-    return tuple(Hit((a[0], b[0])) for a, b in combinations(chows, 2) if keep(a, b))
-
-
 @fan("pure_double_chow", "一般高", "Pure Double Chow", 1, needs=("chows2",), links=True)
 @on_chows(2)
 def _pure_double_chow(chows):
-    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and a[2] == b[2])
+    return _identical(chows)
 
 
 @fan("mixed_double_chow", "喜相逢", "Mixed Double Chow", 1, needs=("chows2",), links=True)
 @on_chows(2)
 def _mixed_double_chow(chows):
-    return _chow_pairs(chows, lambda a, b: a[1] != b[1] and a[2] == b[2])
+    return _suits_differ(chows) and _same_rank(chows)
 
 
 @fan("short_straight", "连六", "Short Straight", 1, needs=("chows2",), links=True)
 @on_chows(2)
 def _short_straight(chows):
-    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and b[2] - a[2] == 3)
+    return _one_suit(chows) and _shifted(chows, 3)
 
 
 @fan("two_terminal_chows", "老少副", "Two Terminal Chows", 1, needs=("chows2",), links=True)
 @on_chows(2)
 def _two_terminal_chows(chows):
-    return _chow_pairs(chows, lambda a, b: a[1] == b[1] and b[2] - a[2] == 6)
+    return _one_suit(chows) and _shifted(chows, 6)
 
 
 @fan("pung_of_terminals_or_honours", "幺九刻", "Pung of Terminals or Honours", 1, needs=("pung",))
