@@ -323,17 +323,16 @@ def _wait_indices(counts: tuple[int, ...], n_melds: int, held: Sequence[int], li
 
 def _regular_waits(counts: tuple[int, ...]) -> set[int]:
     """Tiles that make the standing counts sets (as many as the melds leave) and a pair.  Sets
-    never cross suits, so each suit's answer is looked up (_suit_waits) and the parts combined:
-    the new tile's part must complete, every other part must already split, and exactly one part
-    holds the pair."""
+    never cross suits, so each suit's answers are looked up (_suit_state, _suit_growth) and the
+    parts combined: the new tile's part must complete, every other part must already split, and
+    exactly one part holds the pair."""
     honours = counts[T.NUMBER_TILES:]
     if 4 in honours or honours.count(1) > 1:  # four standing honours or two lone ones never make sets
         return set()
     pairs = [h for h, n in enumerate(honours) if n == 2] if 2 in honours else []
-    suits = (_suit_waits(counts[:9]), _suit_waits(counts[9:18]), _suit_waits(counts[18:27]))
-    # each suit as it stands: splits into sets, into sets and a pair, or neither (its tile count
-    # allows only one of the first two), so "the other suits split" is arithmetic on the tallies
-    state = [SETS if sets else PAIRED if paired else BROKEN for sets, paired, _, _ in suits]
+    suits = (counts[:9], counts[9:18], counts[18:27])
+    # "the other suits split" is arithmetic on the tallies of the suits' states
+    state = [_suit_state(suits[0]), _suit_state(suits[1]), _suit_state(suits[2])]
     broken, paired = state.count(BROKEN), state.count(PAIRED)
     out: set[int] = set()
     if 1 in honours:  # the lone honour must become the pair
@@ -347,11 +346,14 @@ def _regular_waits(counts: tuple[int, ...]) -> set[int]:
         out.add(T.NUMBER_TILES + pairs[0])
     if len(pairs) > 1:
         return out
-    # a number tile: its suit completes, with the pair unless the honours or another suit hold it
-    for k, (_, _, sets_only, with_pair) in enumerate(suits):
+    # a number tile: its suit completes, with the pair unless the honours or another suit hold it;
+    # a suit's growth is looked up only when the other suits split (usually only the suit the
+    # winning tile left broken)
+    for k, suit in enumerate(suits):
         others_broken = broken - (state[k] == BROKEN)
         if others_broken:
             continue
+        sets_only, with_pair = _suit_growth(suit)
         others_paired = paired - (state[k] == PAIRED)
         if pairs:
             ranks = sets_only if not others_paired else ()
@@ -365,21 +367,27 @@ SETS, PAIRED, BROKEN = 0, 1, 2  # a suit's standing tiles: sets only, sets and a
 
 
 @lru_cache(maxsize=None)
-def _suit_waits(counts: tuple[int, ...]) -> tuple[bool, bool, tuple[int, ...], tuple[int, ...]]:
-    """One suit's standing counts: (they split into sets, they split into sets and a pair, the
-    ranks (0-8) whose tile makes them sets, the ranks whose tile makes them sets and a pair)."""
-    size = sum(counts)
+def _suit_state(counts: tuple[int, ...]) -> int:
+    """One suit's standing counts split into sets (SETS), into sets and a pair (PAIRED), or neither
+    (BROKEN); the tile count allows only one of the first two."""
+    size = sum(counts) % 3
+    if size == 0 and _suit_fits(counts, False):
+        return SETS
+    if size == 2 and _suit_fits(counts, True):
+        return PAIRED
+    return BROKEN
+
+
+@lru_cache(maxsize=None)
+def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """One suit's standing counts: (the ranks (0-8) whose tile makes them sets, the ranks whose
+    tile makes them sets and a pair)."""
     # the tile count says which of the two a grown suit can be; a tile with no held tile within
     # two ranks joins no set and no pair
-    with_pair = (size + 1) % 3 == 2
+    with_pair = (sum(counts) + 1) % 3 == 2
     near = [r for r in range(9) if any(counts[max(r - 2, 0):r + 3])]
     grown = tuple(r for r in near if _suit_fits(counts[:r] + (counts[r] + 1,) + counts[r + 1:], with_pair))
-    return (
-        size % 3 == 0 and _suit_fits(counts, False),
-        size % 3 == 2 and _suit_fits(counts, True),
-        () if with_pair else grown,
-        grown if with_pair else (),
-    )
+    return ((), grown) if with_pair else (grown, ())
 
 
 @lru_cache(maxsize=None)
