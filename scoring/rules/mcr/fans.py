@@ -98,7 +98,8 @@ _suit_of, _rank_of = itemgetter(0), itemgetter(1)
 
 
 # hits made once: a whole-hand fan's answer by number of units (at most 14), a one-unit hit by unit
-WHOLE_HAND_HITS = tuple((Hit(tuple(range(n))),) for n in range(15))
+POSITIONS = tuple(tuple(range(n)) for n in range(15))
+WHOLE_HAND_HITS = tuple((Hit(POSITIONS[n]),) for n in range(15))
 UNIT_HITS = tuple(Hit((i,)) for i in range(14))
 
 
@@ -168,8 +169,11 @@ class Reading:
         found, tags = group_hits(group, _shape(sets))
         if found:
             units = _idx(sets)  # the unit index at each position
-            for name, hits in found.items():
-                self.group_hits[name] = tuple([Hit(tuple(map(units.__getitem__, hit.units))) for hit in hits])
+            if units == POSITIONS[len(units)]:  # the sets lead the units, so positions are units
+                self.group_hits.update(found)
+            else:
+                for name, hits in found.items():
+                    self.group_hits[name] = tuple([Hit(tuple(map(units.__getitem__, hit.units))) for hit in hits])
         return tags
 
     def tile(self, i: int) -> int:

@@ -19,7 +19,7 @@ from itertools import chain, compress
 from operator import and_
 
 from ... import tiles as T
-from ...decompose import Decomposition, decompositions, wait_count
+from ...decompose import Decomposition, codes_of, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
@@ -218,17 +218,20 @@ def _settle(found: list[tuple[Fan, Hit]], options: MCROptions) -> list[tuple[Fan
     excluded: set[str] = set()
     absorbed: list[tuple[frozenset[str], frozenset[int]]] = []
     kept = []
-    for fan, hit in found:
+    selfdraw_1998 = options.concealed_selfdraw_1998
+    for found_fan in found:
+        fan, hit = found_fan
         if fan.key in excluded:
             continue
         if absorbed and hit.units and any(
                 fan.key in keys and scope.issuperset(hit.units) for keys, scope in absorbed):
             continue
-        kept.append((fan, hit))
-        cancels = fan.excludes
-        if options.concealed_selfdraw_1998 and fan.key in MUST_BE_CONCEALED:
-            cancels = cancels - {"fully_concealed_hand"}
-        excluded |= cancels
+        kept.append(found_fan)
+        if fan.excludes:
+            if selfdraw_1998 and fan.key in MUST_BE_CONCEALED:
+                excluded |= fan.excludes - {"fully_concealed_hand"}
+            else:
+                excluded |= fan.excludes
         if fan.absorbs:
             absorbed.append((fan.absorbs, frozenset(hit.units)))
     return kept
@@ -250,9 +253,12 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     if linking:
         # a combination fan cancelled by a bigger whole-hand fan (清幺九 -> 双同刻) takes no part;
         # the rest are chosen together (_forest), and keep their places in table order
+        links = [c for c in found if c[0].links]
         cancelled = set().union(*[f.excludes for f, _ in found if not f.links])
-        chosen = set(map(id, _forest([c for c in found if c[0].links and c[0].key not in cancelled])))
-        found = [c for c in found if not c[0].links or id(c) in chosen]
+        chosen = _forest([c for c in links if c[0].key not in cancelled])
+        if len(chosen) < len(links):  # usually every link stays, and found with it
+            keep = set(map(id, chosen))
+            found = [c for c in found if not c[0].links or id(c) in keep]
     kept = _settle(found, s.options)
     if not kept:
         kept = [(BY_KEY["chicken_hand"], Hit(tuple(range(len(d.units)))))]
@@ -265,15 +271,15 @@ def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) 
     entries: list[tuple[Fan, list[tuple[str, ...]]]] = []
     every_unit = tuple(range(len(unit_codes)))
     whole: tuple[str, ...] = ()  # the whole hand's tiles, shared by the whole-hand fans
-    for fan, hit in kept:
-        if hit.tiles:
-            group = tuple(map(T.TILE_CODES.__getitem__, hit.tiles))
-        elif len(hit.units) == 1:
-            group = unit_codes[hit.units[0]]
-        elif hit.units == every_unit:
+    for fan, (units, tiles) in kept:
+        if tiles:
+            group = tuple(map(T.TILE_CODES.__getitem__, tiles))
+        elif len(units) == 1:
+            group = unit_codes[units[0]]
+        elif units == every_unit:
             group = whole = whole or tuple(chain.from_iterable(unit_codes))
         else:
-            group = tuple(chain.from_iterable(map(unit_codes.__getitem__, hit.units)))
+            group = tuple(chain.from_iterable(map(unit_codes.__getitem__, units)))
         if entries and entries[-1][0] is fan:
             entries[-1][1].append(group)
         else:
@@ -347,7 +353,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         # the preference order decides only between equal ranks, so only those readings need it
         best_kept, best_d = min(tied, key=lambda c: _preference(c[1])) if len(tied) > 1 else tied[0]
     best_total = sum([f.points for f, _ in best_kept])
-    unit_codes = [u.codes for u in best_d.units]
+    unit_codes = [codes_of(u.tiles) for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
         flower = BY_KEY["flower_tiles"]
