@@ -14,6 +14,7 @@ Only `concealed` and `winning_tile` are required; everything else has the defaul
 
 from __future__ import annotations
 
+from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
@@ -51,7 +52,14 @@ def _meld(obj: Any, n: int) -> Meld:
         raise ScoringError("bad_json", f"meld {n}: concealed is true/false, claimed a tile code")
     if not isinstance(obj["kind"], str):
         raise ScoringError("bad_json", f"meld {n}: kind is a string")
-    return Meld(obj["kind"], tuple(_tile_list(obj, "tiles")), concealed, claimed)
+    return _shared_meld(obj["kind"], tuple(_tile_list(obj, "tiles")), concealed, claimed)
+
+
+# Melds and contexts are immutable, and a few thousand of each cover nearly every hand, so the
+# reader shares one object per distinct value instead of building and checking it for every hand
+# (the values reach these only after the type checks above, so true and 1 never meet in a key).
+_shared_meld = lru_cache(maxsize=4096)(Meld)
+_shared_context = lru_cache(maxsize=4096)(WinContext)
 
 
 def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
@@ -75,7 +83,7 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
             if not isinstance(obj[key], typ):
                 raise ScoringError("bad_json", f"{key} must be {'true or false' if typ is bool else 'a string'}")
             ctx_args[key] = obj[key]
-    ctx = WinContext(**ctx_args)
+    ctx = _shared_context(**ctx_args)
     hand = Hand(
         tuple(_tile_list(obj, "concealed")),
         tuple(_meld(m, n) for n, m in enumerate(melds)),
