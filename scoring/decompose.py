@@ -244,7 +244,7 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
     # a 组合龙 needs nine different number tiles
     if n_melds <= 1 and distinct >= 9 and T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 9:
         for pattern in KNITTED_PATTERNS:
-            if all(counts[i] for i in pattern):
+            if all(map(counts.__getitem__, pattern)):
                 for i in pattern:
                     counts[i] -= 1
                 knitted = tuple(_unit("knitted", pattern[k]) for k in (0, 3, 6))
