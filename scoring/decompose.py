@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import permutations, product
+from itertools import compress, permutations, product
+from operator import itemgetter, mul
 from typing import NamedTuple
 
 from . import tiles as T
@@ -33,6 +34,7 @@ KNITTED_PATTERNS: tuple[tuple[int, ...], ...] = tuple(
     tuple(9 * s + r + 3 * k for s, r in zip(order, range(3)) for k in range(3))
     for order in permutations(range(3))
 )
+_KNITTED_COUNTS = tuple(itemgetter(*p) for p in KNITTED_PATTERNS)  # a pattern's nine counts in one call
 
 
 class Unit(NamedTuple):
@@ -153,7 +155,7 @@ def _pair_ranks(counts: Sequence[int]) -> range:
     """The ranks (0-8) where the pair of one suit's sets-and-pair split can be.  Counting each
     tile by its rank, a pung (3r) and a chow (3r + 3) add multiples of 3 and a pair at p adds 2p,
     so 2p, and hence p, is fixed modulo 3 by the suit's rank total."""
-    return range(2 * sum(r * n for r, n in enumerate(counts)) % 3, 9, 3)
+    return range(2 * sum(map(mul, range(9), counts)) % 3, 9, 3)
 
 
 def _pair_suit(counts: list[int]) -> int:
@@ -243,8 +245,8 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
                 readings.append(("honours_knitted", tuple(_unit("single", i) for i in range(T.PLAYING_TILES) if counts[i])))
     # a 组合龙 needs nine different number tiles
     if n_melds <= 1 and distinct >= 9 and T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 9:
-        for pattern in KNITTED_PATTERNS:
-            if all(map(counts.__getitem__, pattern)):
+        for pattern, counts_of in zip(KNITTED_PATTERNS, _KNITTED_COUNTS):
+            if 0 not in counts_of(counts):
                 for i in pattern:
                     counts[i] -= 1
                 knitted = tuple(_unit("knitted", pattern[k]) for k in (0, 3, 6))
@@ -378,6 +380,9 @@ def _suit_state(counts: tuple[int, ...]) -> int:
     return BROKEN
 
 
+_RANK_BITS = tuple(1 << r for r in range(9))
+
+
 @lru_cache(maxsize=None)
 def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """One suit's standing counts: (the ranks (0-8) whose tile makes them sets, the ranks whose
@@ -385,7 +390,9 @@ def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, .
     # the tile count says which of the two a grown suit can be; a tile with no held tile within
     # two ranks joins no set and no pair
     with_pair = (sum(counts) + 1) % 3 == 2
-    near = [r for r in range(9) if any(counts[max(r - 2, 0):r + 3])]
+    held = sum(compress(_RANK_BITS, counts))  # bit r for each rank r held
+    reach = held | held << 1 | held << 2 | held >> 1 | held >> 2
+    near = [r for r in range(9) if reach >> r & 1]
     grown = tuple(r for r in near if _suit_fits(counts[:r] + (counts[r] + 1,) + counts[r + 1:], with_pair))
     return ((), grown) if with_pair else (grown, ())
 
@@ -435,10 +442,10 @@ def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
                     out.update(i for i in (*pattern, *range(T.NUMBER_TILES, T.PLAYING_TILES)) if not counts[i])
     if T.NUMBER_TILES - counts[:T.NUMBER_TILES].count(0) >= 8:
         rest = list(counts)
-        for pattern in KNITTED_PATTERNS:
-            missing = [i for i in pattern if not counts[i]]
-            if len(missing) > 1:
+        for pattern, counts_of in zip(KNITTED_PATTERNS, _KNITTED_COUNTS):
+            if counts_of(counts).count(0) > 1:  # the usual case, told from the nine counts alone
                 continue
+            missing = [i for i in pattern if not counts[i]]
             for i in pattern:
                 rest[i] -= bool(counts[i])
             # all nine held: the rest waits as sets and a pair; eight: the rest must already be
