@@ -1,9 +1,11 @@
 """Train the second-stage tile classifier (vision/classifier.py) on CPU.
 
 Crops are cut from the synthetic scenes' ground truth (every tile box with its label:
-a tile code, or `back` when the face is not visible) plus the TRAINING split of the real
-camerash crops (the held-out split is never read here). Crops are cached once as 56x56
-views of the box grown 1.5x; each step then jitters the box (scale, aspect, shift, as
+a tile code, or `back` when the face is not visible), with boxes that hold no single tile
+(label `none`: background, or straddling two tiles) so the classifier can veto the
+detector's false boxes, plus the TRAINING split of the real camerash crops (the held-out
+split is never read here). Crops are cached once as views of the box grown 1.5x at the
+network's resolution; each step then jitters the box (scale, aspect, shift, as
 detector boxes are imperfect), turns it by a random multiple of 90 degrees (sideways and
 upside-down tiles keep their code) and varies colour, before resizing to the network input.
 
@@ -30,11 +32,13 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "datasets"))
 
-from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, crop_box  # noqa: E402
+from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
 
 CACHE = Path("/work/cache")
 STORE_SCALE = 1.5  # cached crops cover the box grown 1.5x, room for the box jitter
-STORE_SIZE = 56
+# The box keeps the network's full resolution in the cached crop.
+STORE_SIZE = round(INPUT_SIZE * STORE_SCALE / CROP_SCALE)
+NEGATIVES_PER_TILE = 0.25  # not-a-tile boxes cut per labelled tile
 CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 REAL_REPEAT = 20  # the ~470 real training crops, seen as often as ~9k synthetic ones
 
@@ -49,24 +53,84 @@ class CropSet:
 
 # --- crops -------------------------------------------------------------------------------
 
-def scene_crops(root: Path, split: str, limit: int, scale: float, size: int, desc: str) -> CropSet:
-    """Every labelled tile of the first `limit` scenes of a synthetic split."""
+def labelled_scenes(root: Path, split: str, limit: int | None, desc: str):
+    """(seed, RGB image, labelled tiles) of the first `limit` scenes of a synthetic split;
+    the seed, (scenes, index), makes each scene's random boxes reproducible."""
     import cv2
     from tqdm import tqdm
 
     metas = sorted((root / "meta" / split).glob("*.json"))[:limit]
-    images, labels = [], []
-    for meta_path in tqdm(metas, desc=desc, mininterval=5):
+    for index, meta_path in enumerate(tqdm(metas, desc=desc, mininterval=5)):
         meta = json.loads(meta_path.read_text())
         tiles = [t for t in meta["tiles"] if t["code"] in CLASS_INDEX]
-        if not tiles:
-            continue
-        bgr = cv2.imread(str(root / "images" / split / f"{meta_path.stem}.jpg"))
-        rgb = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
-        for t in tiles:
-            images.append(crop_box(rgb, t["box"], scale, size))
-            labels.append(CLASS_INDEX[t["code"]])
+        if tiles:
+            bgr = cv2.imread(str(root / "images" / split / f"{meta_path.stem}.jpg"))
+            yield (len(metas), index), cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB), tiles
+
+
+def scene_crops(root: Path, split: str, limit: int | None, scale: float, size: int, desc: str,
+                negatives: float = 0.0) -> CropSet:
+    """Every labelled tile of the first `limit` scenes of a synthetic split, plus about
+    `negatives` not-a-tile boxes per tile (see `not_a_tile_boxes`)."""
+    images, labels = [], []
+    for seed, rgb, tiles in labelled_scenes(root, split, limit, desc):
+        boxes = [t["box"] for t in tiles]
+        rng = np.random.default_rng(seed)
+        wanted = int(rng.poisson(negatives * len(tiles)))
+        negative = not_a_tile_boxes(rng, np.array(boxes, float), rgb.shape[1], rgb.shape[0], wanted)
+        for box, label in [(t["box"], t["code"]) for t in tiles] + [(b, NOT_A_TILE) for b in negative]:
+            images.append(crop_box(rgb, box, scale, size))
+            labels.append(CLASS_INDEX[label])
     return CropSet(np.stack(images), np.array(labels, np.int64))
+
+
+def detector_false_boxes(root: Path, split: str, limit: int | None, scale: float, size: int,
+                         desc: str) -> CropSet:
+    """Hard not-a-tile crops: the boxes the shipped detector proposes (at its proposal
+    confidence, classifier off) that overlap no labelled tile at IoU 0.4 or more. They are
+    what random boxes rarely show: dice, phones, hands, blurred edges, tile bodies."""
+    from vision.detector import PROPOSAL_CONF, Detector
+
+    detector = Detector(conf_threshold=PROPOSAL_CONF, classifier_path=None)
+    images = []
+    for _, rgb, tiles in labelled_scenes(root, split, limit, desc):
+        truth = np.array([t["box"] for t in tiles], float)
+        for d in detector.detect(rgb):
+            if d.is_tile and box_iou(np.array(d.box), truth).max() < 0.4:
+                images.append(crop_box(rgb, d.box, scale, size))
+    return CropSet(np.stack(images), np.full(len(images), CLASS_INDEX[NOT_A_TILE], np.int64))
+
+
+def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    wh = (np.minimum(box[2:], boxes[:, 2:]) - np.maximum(box[:2], boxes[:, :2])).clip(0)
+    inter = wh[:, 0] * wh[:, 1]
+    area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])  # noqa: E731
+    return inter / (area(box) + area(boxes) - inter)
+
+
+def not_a_tile_boxes(rng: np.random.Generator, tiles: np.ndarray, width: int, height: int,
+                     count: int) -> list[np.ndarray]:
+    """Tile-sized boxes that hold no single tile: half of them straddle two neighbours
+    (a tile box shifted by a third to two thirds of its size, the detector's typical false
+    box in a row), the rest anywhere on the table. None overlaps a tile at IoU 0.4 or more,
+    far past the box jitter the tile classes are trained with."""
+    found: list[np.ndarray] = []
+    for _ in range(count * 6):
+        if len(found) == count:
+            break
+        tile = tiles[rng.integers(len(tiles))]
+        w, h = tile[2] - tile[0], tile[3] - tile[1]
+        if rng.random() < 0.5:
+            shift = rng.uniform(0.33, 0.67) * rng.choice([-1, 1])
+            dx, dy = (shift * w, 0.0) if rng.random() < 0.7 else (0.0, shift * h)
+            box = tile + np.array([dx, dy, dx, dy])
+        else:
+            x, y = rng.uniform(0, max(width - w, 1)), rng.uniform(0, max(height - h, 1))
+            box = np.array([x, y, x + w, y + h])
+        inside = box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height
+        if inside and box_iou(box, tiles).max() < 0.4:
+            found.append(box)
+    return found
 
 
 def real_crops(held_out: bool, scale: float, size: int) -> CropSet:
@@ -94,24 +158,38 @@ def cached(name: str, build) -> CropSet:
 
 
 def training_crops(scenes_per_set: int) -> CropSet:
-    """Synthetic training crops (synth-v3 and synth-v2; gnome-smooth is held out of
-    both) plus the real training crops, repeated."""
-    parts = [cached(f"train-{name}-{scenes_per_set}", lambda name=name: scene_crops(
-        CACHE / name, "train", scenes_per_set, STORE_SCALE, STORE_SIZE, f"crops {name}"))
-        for name in ("synth-v3", "synth-v2")]
-    real = cached("train-camerash", lambda: real_crops(False, STORE_SCALE, STORE_SIZE))
+    """Synthetic training crops (hand photos, synth-v3 and synth-v2; gnome-smooth is held
+    out of all three) with not-a-tile boxes, plus the real training crops, repeated."""
+    sets = {"synth-hand": None, "synth-v3": scenes_per_set, "synth-v2": scenes_per_set}
+    parts = [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px", lambda name=name, limit=limit: scene_crops(
+        CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"crops {name}", NEGATIVES_PER_TILE))
+        for name, limit in sets.items()]
+    parts += [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px-detector-false", lambda name=name, limit=limit:
+                     detector_false_boxes(CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"false boxes {name}"))
+              for name, limit in sets.items()]
+    real = cached(f"train-camerash-{STORE_SIZE}px", lambda: real_crops(False, STORE_SCALE, STORE_SIZE))
     parts += [real] * REAL_REPEAT
     return CropSet(np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts]))
 
 
 def evaluation_sets(scenes: int) -> dict[str, CropSet]:
     """Crops exactly as vision/classifier.py cuts them at run time."""
+    def synthetic(name: str, root: str, negatives: float = 0.0):
+        return cached(f"val-{name}-{scenes}-{INPUT_SIZE}px-{negatives}", lambda: scene_crops(
+            CACHE / root, "val", scenes, CROP_SCALE, INPUT_SIZE, f"{name} crops", negatives))
+
+    hand_photos = synthetic("hand-gnome", "synth-hand-gnome", negatives=1.0)
+    is_tile = hand_photos.labels != CLASS_INDEX[NOT_A_TILE]
+    false_boxes = cached(f"val-hand-gnome-{scenes}-{INPUT_SIZE}px-detector-false", lambda: detector_false_boxes(
+        CACHE / "synth-hand-gnome", "val", scenes, CROP_SCALE, INPUT_SIZE, "detector false boxes"))
     return {
-        "synthetic val (synth-v3)": cached(f"val-synth-v3-{scenes}", lambda: scene_crops(
-            CACHE / "synth-v3", "val", scenes, CROP_SCALE, INPUT_SIZE, "val crops")),
-        "held-out art (gnome-smooth)": cached(f"val-gnome-{scenes}", lambda: scene_crops(
-            CACHE / "synth-v2-transfer-gnome", "val", scenes, CROP_SCALE, INPUT_SIZE, "gnome crops")),
-        "held-out real (camerash)": cached("val-camerash", lambda: real_crops(True, CROP_SCALE, INPUT_SIZE)),
+        "synthetic val (synth-v3)": synthetic("synth-v3", "synth-v3"),
+        "held-out art (gnome-smooth)": synthetic("gnome", "synth-v2-transfer-gnome"),
+        "hand photos, held-out art": CropSet(hand_photos.images[is_tile], hand_photos.labels[is_tile]),
+        "not-a-tile boxes, hand photos": CropSet(hand_photos.images[~is_tile], hand_photos.labels[~is_tile]),
+        "detector's false boxes, hand photos": false_boxes,
+        "held-out real (camerash)": cached(f"val-camerash-{INPUT_SIZE}px",
+                                           lambda: real_crops(True, CROP_SCALE, INPUT_SIZE)),
     }
 
 
@@ -119,7 +197,7 @@ def evaluation_sets(scenes: int) -> dict[str, CropSet]:
 
 def build_model():
     """Six conv-BN-ReLU blocks (three stride-2), global pooling, one linear layer:
-    ~0.28 M parameters, ~20 M multiply-adds for a 48x48 crop. Input is uint8 NCHW;
+    ~0.47 M parameters, ~56 M multiply-adds for a 64x64 crop. Input is uint8 NCHW;
     the model scales it itself so the ONNX file carries the normalisation."""
     import torch
     from torch import nn
@@ -130,10 +208,10 @@ def build_model():
     class TileNet(nn.Module):
         def __init__(self):
             super().__init__()
-            widths = [(3, 24, 2), (24, 32, 1), (32, 64, 2), (64, 64, 1), (64, 128, 2), (128, 128, 1)]
+            widths = [(3, 24, 2), (24, 48, 1), (48, 64, 2), (64, 96, 1), (96, 160, 2), (160, 160, 1)]
             self.features = nn.Sequential(*[layer for w in widths for layer in block(*w)])
             self.head = nn.Sequential(nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Dropout(0.1),
-                                      nn.Linear(128, len(CLASSES)))
+                                      nn.Linear(160, len(CLASSES)))
 
         def forward(self, x):
             return self.head(self.features(x.float() / 255.0 - 0.5))
@@ -239,6 +317,9 @@ def train(args) -> int:
           + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
 
     model = build_model()
+    if args.init:
+        model.load_state_dict(torch.load(args.init, weights_only=False)["model"])
+        print(f"weights from {args.init}", flush=True)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
     steps_per_epoch = args.epoch_samples // args.batch
     optimiser = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
@@ -337,6 +418,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
     t.add_argument("--resume", action="store_true")
+    t.add_argument("--init", type=Path, help="start from this run's last.pt weights (fine-tuning)")
     e = sub.add_parser("export", parents=[common])
     e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     v = sub.add_parser("evaluate", parents=[common])

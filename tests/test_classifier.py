@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier import (CLASSES, DEFAULT_MODEL, INPUT_SIZE, ClassifierError, TileClassifier,
-                               combine, crop_box, preprocess, top_k)
+from vision.classifier import (CLASSES, DEFAULT_MODEL, INPUT_SIZE, NOT_A_TILE, READINGS, ClassifierError,
+                               TileClassifier, combine, crop_box, preprocess, reread, top_k)
+from vision.detections import MELD_EXPOSED, Detection
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -45,7 +46,39 @@ def test_top3_is_sorted_and_probabilities_sum_to_at_most_one():
     for reading, row in zip(top_k(probs), probs):
         values = [p for _, p in reading.top]
         assert len(values) == 3 and values == sorted(values, reverse=True)
-        assert sum(values) <= 1 + 1e-6 and reading.confidence == pytest.approx(row.max())
+        assert sum(values) <= 1 + 1e-6 and reading.confidence == pytest.approx(row[:READINGS].max())
+
+
+def test_not_a_tile_is_never_a_reading():
+    probs = np.full((1, len(CLASSES)), 0.01)
+    probs[0, CLASSES.index(NOT_A_TILE)] = 0.6
+    assert NOT_A_TILE not in [code for code, _ in top_k(probs)[0].top]
+
+
+class FixedClassifier(TileClassifier):
+    """The real reread path over given probabilities: one row per tile box, in order."""
+
+    def __init__(self, rows):
+        super().__init__()
+        self.rows = np.array(rows, dtype=np.float32)
+
+    def probabilities(self, rgb, boxes):
+        assert len(boxes) == len(self.rows)
+        return self.rows
+
+
+def one_hot(code: str, p: float = 0.9) -> list[float]:
+    row = [(1 - p) / (len(CLASSES) - 1)] * len(CLASSES)
+    row[CLASSES.index(code)] = p
+    return row
+
+
+def test_reread_drops_boxes_that_hold_no_tile_and_keeps_group_boxes():
+    detections = [Detection((0, 0, 10, 14), "1m", 0.3), Detection((10, 0, 20, 14), "2m", 0.2),
+                  Detection((0, 0, 30, 14), MELD_EXPOSED, 0.8)]
+    classifier = FixedClassifier([one_hot("5p"), one_hot(NOT_A_TILE)])
+    out = reread(classifier, np.zeros((20, 40, 3), np.uint8), detections)
+    assert [d.code for d in out] == ["5p", MELD_EXPOSED]
 
 
 def test_product_combines_both_opinions():

@@ -82,6 +82,14 @@ def test_nms_keeps_best_of_overlapping_and_separate_boxes():
     assert keep.tolist() == [1, 2]
 
 
+def test_nms_drops_a_box_lying_inside_a_better_one_below_the_iou_threshold():
+    # A tile's face alone inside its whole box: IoU 0.4, but all of it inside.
+    boxes = np.array([[0, 0, 10, 20], [0, 0, 10, 8], [12, 0, 22, 20]], float)
+    scores = np.array([0.9, 0.5, 0.8])
+    assert nms(boxes, scores, iou_threshold=0.5).tolist() == [0, 2, 1]
+    assert nms(boxes, scores, iou_threshold=0.5, cover_threshold=0.8).tolist() == [0, 2]
+
+
 def test_overlapping_tiles_of_different_codes_give_one_box():
     raw = fake_output([((100, 100, 40, 60), {"5p": 0.9, "6p": 0.3}),
                        ((102, 101, 40, 60), {"6p": 0.7})])

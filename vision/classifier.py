@@ -20,9 +20,14 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
 
-# Class-index order of the classifier's output: the 42 tile codes, then face-down.
-CLASSES: tuple[str, ...] = (*TILE_CODES, BACK)
-INPUT_SIZE = 48  # square network input; sideways and upright tiles are both squashed to it
+# A box the detector proposed that holds no single tile (background, two half tiles): the
+# classifier's verdict lets the detector propose boxes at a low confidence and keep only tiles.
+NOT_A_TILE = "none"
+# Class-index order of the classifier's output: the 42 tile codes, face-down, not a tile.
+CLASSES: tuple[str, ...] = (*TILE_CODES, BACK, NOT_A_TILE)
+# Columns a tile box's reading can take: every class but NOT_A_TILE (the last).
+READINGS = len(CLASSES) - 1
+INPUT_SIZE = 64  # square network input; sideways and upright tiles are both squashed to it
 # The crop reaches a little past the box: detector boxes are often a few pixels short.
 CROP_SCALE = 1.1
 TOP_K = 3
@@ -94,10 +99,11 @@ def preprocess(rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarr
 
 
 def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
-    """Best k classes per row of an N x len(CLASSES) probability matrix."""
+    """Best k readings (tile codes or face-down, never NOT_A_TILE) per row of an
+    N x len(CLASSES) probability matrix."""
     import numpy as np
 
-    order = np.argsort(-probabilities, axis=1)[:, :k]
+    order = np.argsort(-probabilities[:, :READINGS], axis=1)[:, :k]
     return [TileReading(tuple((CLASSES[i], float(row[i])) for i in idx))
             for row, idx in zip(probabilities, order)]
 
@@ -121,9 +127,10 @@ class TileClassifier:
                 raise ClassifierError("model-corrupt",
                                       f"cannot load tile classifier {self.model_path}: {exc}") from exc
             width = session.get_outputs()[0].shape[-1]
-            if width != len(CLASSES):
-                raise ClassifierError("model-corrupt", f"{self.model_path} outputs {width} classes, "
-                                                       f"expected {len(CLASSES)}")
+            side = session.get_inputs()[0].shape[-1]
+            if width != len(CLASSES) or side != INPUT_SIZE:
+                raise ClassifierError("model-corrupt", f"{self.model_path} reads {side}-px crops into {width} "
+                                                       f"classes, expected {INPUT_SIZE} px and {len(CLASSES)}")
             self._session = session
         return self._session
 
@@ -171,7 +178,8 @@ def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[D
            mode: str = "classifier", image_size: tuple[int, int] | None = None) -> list[Detection]:
     """The detections with every tile box's code, confidence and top-3 alternatives
     taken from the classifier (combined with the detector's by `mode`, see `combine`);
-    meld and concealed-kong boxes pass through unchanged.
+    boxes the classifier finds most likely NOT_A_TILE are left out, and meld and
+    concealed-kong boxes pass through unchanged.
 
     `image_size` (width, height) is the frame the boxes are in when `rgb` was decoded
     smaller than the original (the detector's reduced JPEG decode); default: rgb's own.
@@ -180,8 +188,11 @@ def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[D
     sx, sy = rgb.shape[1] / width, rgb.shape[0] / height
     tiles = [i for i, d in enumerate(detections) if d.is_tile]
     boxes = [(x1 * sx, y1 * sy, x2 * sx, y2 * sy) for x1, y1, x2, y2 in (detections[i].box for i in tiles)]
-    out = list(detections)
+    out: list[Detection | None] = list(detections)
     for i, probs in zip(tiles, classifier.probabilities(rgb, boxes)):
+        if probs.argmax() == READINGS:
+            out[i] = None
+            continue
         reading = combine(detections[i].alternatives, probs, mode)
         out[i] = Detection(detections[i].box, reading.code, reading.confidence, reading.top)
-    return out
+    return [d for d in out if d is not None]

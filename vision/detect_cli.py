@@ -17,7 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print detections as JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="write the image with boxes drawn")
     parser.add_argument("--model", type=Path, help="ONNX weights (default: the shipped models/mjlens-tiles.onnx)")
-    parser.add_argument("--conf", type=float, default=0.25, help="minimum confidence (default 0.25)")
+    parser.add_argument("--conf", type=float, default=None,
+                        help="minimum confidence of every box (default: 0.1 for tiles, which the "
+                             "classifier then checks, 0.25 for meld boxes)")
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:

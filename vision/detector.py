@@ -31,6 +31,14 @@ MAX_PIXELS = 150_000_000
 MIN_SIDE = 8  # below this there is no tile to see
 TOP_K = 3
 PAD_VALUE = 114  # the grey ultralytics pads with during training
+NESTED_TILE_COVER = 0.8  # a tile box this much inside a better one is a duplicate
+
+# The detector's tile confidence is its best class's score, split over 45 classes, so real
+# tiles often score less than 0.25 (on held-out hand photos 0.25 finds 66% of the tiles, 0.04
+# finds 99%). With the classifier there to veto boxes that hold no tile
+# (its NOT_A_TILE class), tiles are proposed from this lower confidence.
+PROPOSAL_CONF = 0.04
+DEFAULT_CONF = 0.25
 
 ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
 
@@ -192,8 +200,9 @@ def letterbox(rgb: "np.ndarray", size: int) -> tuple["np.ndarray", Letterbox]:
     return tensor, fit
 
 
-def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float) -> "np.ndarray":
-    """Greedy non-maximum suppression; indices of kept boxes, best score first."""
+def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float, cover_threshold: float = 1.0) -> "np.ndarray":
+    """Greedy non-maximum suppression; indices of kept boxes, best score first. A box also
+    goes when more than `cover_threshold` of its area lies inside a better one."""
     import numpy as np
 
     order = np.argsort(-scores, kind="stable")
@@ -206,7 +215,8 @@ def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float) -> "np.
         inter_h = (np.minimum(boxes[best, 3], boxes[rest, 3]) - np.maximum(boxes[best, 1], boxes[rest, 1])).clip(0)
         inter = inter_w * inter_h
         iou = inter / np.maximum(areas[best] + areas[rest] - inter, 1e-9)
-        order = rest[iou <= iou_threshold]
+        covered = inter / np.maximum(areas[rest], 1e-9)
+        order = rest[(iou <= iou_threshold) & (covered <= cover_threshold)]
     return np.asarray(keep, dtype=np.int64)
 
 
@@ -217,11 +227,14 @@ def decode(
     conf_threshold: float = 0.25,
     iou_threshold: float = 0.5,
     max_detections: int = 500,
+    group_conf_threshold: float | None = None,
 ) -> list[Detection]:
     """Raw YOLO output (4 + classes, anchors) -> detections in original-image pixels.
 
     Class scores are independent sigmoid probabilities (ultralytics' head), so the
     alternatives are each class's own probability, not a distribution summing to 1.
+    `conf_threshold` applies to tile boxes, `group_conf_threshold` (default: the same)
+    to meld and concealed-kong boxes.
     """
     import numpy as np
 
@@ -231,12 +244,13 @@ def decode(
     xyxy = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], axis=1)
     group_columns = np.array([name in GROUP_CLASSES for name in class_names])
     detections: list[Detection] = []
-    for columns, agnostic in ((~group_columns, True), (group_columns, False)):
+    group_conf = conf_threshold if group_conf_threshold is None else group_conf_threshold
+    for columns, agnostic, threshold in ((~group_columns, True, conf_threshold), (group_columns, False, group_conf)):
         if not columns.any():
             continue
         detections += _decode_family(
             xyxy, scores[:, columns], [n for n, c in zip(class_names, columns) if c],
-            fit, conf_threshold, iou_threshold, agnostic,
+            fit, threshold, iou_threshold, agnostic,
         )
     detections.sort(key=lambda d: -d.confidence)
     return detections[:max_detections]
@@ -253,7 +267,9 @@ def _decode_family(xyxy, scores, names, fit, conf_threshold, iou_threshold, agno
     labels = family_scores.argmax(axis=1)
     confidences = best[candidates]
     if agnostic:
-        keep = nms(boxes, confidences, iou_threshold)
+        # Tiles in a hand never lie inside one another, but the detector's second box on a
+        # tile (its face alone, its side) does, often below the IoU threshold.
+        keep = nms(boxes, confidences, iou_threshold, NESTED_TILE_COVER)
     else:
         # Offsetting each class far apart makes one NMS pass act per class.
         offset = labels[:, None] * (boxes.max() + 1.0)
@@ -290,12 +306,16 @@ def cpu_session(model_path: Path):
 
 
 class Detector:
-    """The shipped tile detector; the ONNX session is created on first use."""
+    """The shipped tile detector; the ONNX session is created on first use.
 
-    def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float = 0.25,
+    A given `conf_threshold` applies to every box. By default tile boxes need
+    PROPOSAL_CONF when the classifier is loaded (DEFAULT_CONF without it), and meld and
+    kong boxes, which the classifier does not check, DEFAULT_CONF.
+    """
+
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float | None = None,
                  iou_threshold: float = 0.5, classifier_path: str | Path | None = DEFAULT_CLASSIFIER):
         self.model_path = Path(model_path)
-        self.conf_threshold = conf_threshold
         self.iou_threshold = iou_threshold
         self._session = None
         self._input_name = ""
@@ -307,6 +327,10 @@ class Detector:
             from vision.classifier import TileClassifier
 
             self._classifier = TileClassifier(classifier_path)
+        self.group_conf_threshold = DEFAULT_CONF if conf_threshold is None else conf_threshold
+        if conf_threshold is None:
+            conf_threshold = DEFAULT_CONF if self._classifier is None else PROPOSAL_CONF
+        self.conf_threshold = conf_threshold
 
     def _load(self):
         if self._session is not None:
@@ -340,7 +364,8 @@ class Detector:
         raw = session.run(None, {self._input_name: tensor})[0][0]
         # Boxes map to the decoded pixels; rescale if the JPEG was decoded at reduced size.
         fit = _rescaled(fit, width, height)
-        detections = decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold)
+        detections = decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold,
+                            group_conf_threshold=self.group_conf_threshold)
         if self._classifier is None:
             return detections
         from vision.classifier import ClassifierError, reread

@@ -37,6 +37,9 @@ SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
 MAX_HAND_TILES = 18  # four kongs and a pair: the most tiles one hand can have (flowers aside)
+# A hand's tiles, standing, flat or sideways and nearer or farther from the camera, measure
+# 0.65-1.5 times their median long side in our renders; a box outside this range is clutter.
+MIN_SIZE, MAX_SIZE = 0.5, 2.0
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 
 
@@ -84,8 +87,11 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     group_boxes = [d for d in detections if not d.is_tile]
     if not tiles:
         raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo")
-    flowers = [i for i, t in enumerate(tiles) if t.code in FLOWER_CODES]
-    others = [i for i, t in enumerate(tiles) if t.code not in FLOWER_CODES]
+    typical = statistics.median(max(t.width, t.height) for t in tiles)
+    odd_size = [i for i, t in enumerate(tiles) if not MIN_SIZE <= max(t.width, t.height) / typical <= MAX_SIZE]
+    sized = [i for i in range(len(tiles)) if i not in odd_size]
+    flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
+    others = [i for i in sized if tiles[i].code not in FLOWER_CODES]
     if not others:
         raise PhotoError("no_tiles", "no_hand_tiles", "only flower tiles were found in the photo")
 
@@ -101,6 +107,11 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             "more than one player's tiles; photograph only the winning hand",
         )
     warnings: list[str] = []
+    if odd_size:
+        warnings.append(
+            f"{len(odd_size)} box(es) far larger or smaller than the other tiles were not used: "
+            + ", ".join(tiles[i].code for i in odd_size)
+        )
     if stray:
         warnings.append(
             f"{len(stray)} tile(s) lie away from the hand and were not used: "
@@ -133,7 +144,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     kept.append(seg)
         row_segments.append((row, kept))
 
-    unassigned: list[int] = list(stray)
+    kept_out = stray + odd_size  # reported apart, never pulled back into the hand
+    unassigned: list[int] = list(kept_out)
     concealed: list[int] = []
     winning = None
     reversed_view = False
@@ -153,7 +165,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         # Lone tiles just past an end of the row (in the image, winning tile included) that the
         # row's chain did not reach: past the winning end, or at either end when no tile was set
         # apart, such a tile is the winning tile (the one set apart furthest); else it is concealed.
-        loose = [i for i in unassigned if i not in stray]
+        loose = [i for i in unassigned if i not in kept_out]
         line = _player_to_image(concealed + ([winning] if winning is not None else []), reversed_view)
         for i, at_left in _beside_row_ends(tiles, line, loose, concealed_row.direction):
             unassigned.remove(i)
@@ -169,8 +181,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
         warnings.append(f"{len(backs_loose)} face-down tile(s) outside a kong cannot be read")
-    if unassigned and len(unassigned) > len(stray):
-        lone = [i for i in unassigned if i not in stray]
+    if len(unassigned) > len(kept_out):
+        lone = [i for i in unassigned if i not in kept_out]
         warnings.append(
             f"{len(lone)} tile(s) fit no meld and are not in the concealed row: "
             + ", ".join(tiles[i].code for i in lone)
