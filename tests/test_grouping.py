@@ -52,6 +52,15 @@ def test_melds_beside_the_concealed_row_are_split_by_gaps():
     assert _meld_codes(layout) == [(["2p", "3p", "4p"], False), (["6z", "6z", "6z"], False)]
 
 
+def test_a_meld_box_over_tiles_touching_the_rest_of_the_row_is_ignored():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z"], gaps_after={10: 20}))
+    wrong = group_box(concealed[3:6], "meld")  # the detector's box on three concealed tiles
+    layout = group_tiles(concealed + [wrong])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 and not layout.melds
+    assert layout.tiles[layout.winning].code == "5z"
+    assert any("meld box holds no run" in w for w in layout.warnings)
+
+
 def test_grouping_boxes_split_touching_melds():
     concealed = row_detections(RowSpec(CONCEALED_11[:5] + ["5p"], gaps_after={4: 20}))
     # Two melds laid edge to edge: only the detector's boxes tell them apart.

@@ -316,7 +316,8 @@ def _box_runs(
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
     its least-covered end tiles, a meld box's fourth tile must lie well inside, and of the runs a
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
-    (cut off by the photo's edge, so no row reaches them) complete a run of two or three.
+    (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
+    that touches its row's other tiles is no meld (see `_set_apart`).
     """
     if not group_boxes:
         return []
@@ -345,7 +346,7 @@ def _box_runs(
                 else:
                     hi -= 1
             total = sum(cover[lo:hi])
-            if hi - lo >= 2 and (b not in best or total > best[b][0]):
+            if hi - lo >= 2 and _set_apart(tiles, row, owner, lo, hi) and (b not in best or total > best[b][0]):
                 best[b] = (total, row.members[lo:hi], row.direction)
     runs = []
     for b, box in enumerate(group_boxes):
@@ -442,6 +443,20 @@ def _chord(t: Detection, c: float, s: float) -> float:
     """Length of the line through the box centre in direction (c, s), inside the box."""
     limits = [t.width / c if c else math.inf, t.height / s if s else math.inf]
     return min(limits)
+
+
+def _set_apart(tiles: Sequence[Detection], row: _Row, owner: list[int | None], lo: int, hi: int) -> bool:
+    """Whether the run row.members[lo:hi] of a grouping box is set apart from the row's other
+    tiles on both sides: by a gap, or by a neighbour in another grouping box (melds laid edge to
+    edge). A meld lies apart from the concealed tiles, so a box over tiles that touch ungrouped
+    neighbours (the detector's commonest wrong meld box, on the concealed row) holds no meld."""
+    m = row.members
+
+    def apart(a: int, b: int, neighbour: int) -> bool:
+        boxed = owner[neighbour] is not None and owner[neighbour] != owner[lo]
+        return boxed or _gap_along(tiles[m[a]], tiles[m[b]], row.direction) > SPLIT_GAP
+
+    return (lo == 0 or apart(lo - 1, lo, lo - 1)) and (hi == len(m) or apart(hi - 1, hi, hi))
 
 
 def _segments(tiles: Sequence[Detection], row: _Row) -> list[list[int]]:
