@@ -36,7 +36,9 @@ WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of t
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
-MAX_HAND_TILES = 18  # four kongs and a pair: the most tiles one hand can have (flowers aside)
+# Four kongs and a pair make 18 tiles, and the eight flowers lie near the hand too: a flower
+# the detector misreads as a suit tile must not make one hand look like two.
+MAX_HAND_TILES = 18 + 8
 # A hand's tiles, standing, flat or sideways and nearer or farther from the camera, measure
 # 0.65-1.5 times their median long side in our renders; a box outside this range is clutter.
 MIN_SIZE, MAX_SIZE = 0.5, 2.0
