@@ -39,9 +39,10 @@ MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players
 # Four kongs and a pair make 18 tiles, and the eight flowers lie near the hand too: a flower
 # the detector misreads as a suit tile must not make one hand look like two.
 MAX_HAND_TILES = 18 + 8
-# A hand's tiles, standing, flat or sideways and nearer or farther from the camera, measure
-# 0.65-1.5 times their median long side in our renders; a box outside this range is clutter.
-MIN_SIZE, MAX_SIZE = 0.5, 2.0
+# A hand's tiles, standing, flat or sideways and nearer or farther from the camera, measure at
+# most 1.6 times their median long side in our renders; a larger box is clutter (a phone, a
+# shadow). Small boxes stay: a tile cut off by the photo's edge is one.
+MAX_SIZE = 2.0
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 
 
@@ -90,7 +91,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     if not tiles:
         raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo")
     typical = statistics.median(max(t.width, t.height) for t in tiles)
-    odd_size = [i for i, t in enumerate(tiles) if not MIN_SIZE <= max(t.width, t.height) / typical <= MAX_SIZE]
+    odd_size = [i for i, t in enumerate(tiles) if max(t.width, t.height) > MAX_SIZE * typical]
     sized = [i for i in range(len(tiles)) if i not in odd_size]
     flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
     others = [i for i in sized if tiles[i].code not in FLOWER_CODES]
@@ -111,7 +112,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     warnings: list[str] = []
     if odd_size:
         warnings.append(
-            f"{len(odd_size)} box(es) far larger or smaller than the other tiles were not used: "
+            f"{len(odd_size)} box(es) far larger than the other tiles were not used: "
             + ", ".join(tiles[i].code for i in odd_size)
         )
     if stray:
