@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from vision.detections import Detection
+from vision.detector import DEFAULT_CONF, PROPOSAL_CONF
 
 HELP = "detect tiles in a photo: codes, boxes, confidences (optionally an annotated image)"
 
@@ -18,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="write the image with boxes drawn")
     parser.add_argument("--model", type=Path, help="ONNX weights (default: the shipped models/mjlens-tiles.onnx)")
     parser.add_argument("--conf", type=float, default=None,
-                        help="minimum confidence of every box (default: 0.1 for tiles, which the "
-                             "classifier then checks, 0.25 for meld boxes)")
+                        help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
+                             f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:

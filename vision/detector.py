@@ -35,8 +35,8 @@ NESTED_TILE_COVER = 0.8  # a tile box this much inside a better one is a duplica
 
 # The detector's tile confidence is its best class's score, split over 45 classes, so real
 # tiles often score less than 0.25 (on held-out hand photos 0.25 finds 66% of the tiles, 0.04
-# finds 99%). With the classifier there to veto boxes that hold no tile
-# (its NOT_A_TILE class), tiles are proposed from this lower confidence.
+# finds 99%). The classifier vetoes the boxes that hold no tile (its NOT_A_TILE class), so
+# tiles are proposed from this lower confidence.
 PROPOSAL_CONF = 0.04
 DEFAULT_CONF = 0.25
 
