@@ -32,7 +32,7 @@ sys.path.insert(0, str(REPO / "datasets"))
 
 from datasets.init_from_peer import PEER_TO_OURS  # noqa: E402
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, TILE_CODES  # noqa: E402
-from vision.detector import DEFAULT_MODEL, Detector  # noqa: E402
+from vision.detector import DEFAULT_MODEL, Detector, overlaps  # noqa: E402
 
 SHARED_CODES = frozenset(PEER_TO_OURS.values())
 EVAL_CONF = 0.05  # low threshold so the precision/recall curve is complete for mAP
@@ -128,14 +128,6 @@ def load_scene_set(images_dir: Path, limit: int) -> tuple[list[Path], list[list[
     return images, truths
 
 
-def iou(a: tuple, b: np.ndarray) -> np.ndarray:
-    inter_w = (np.minimum(a[2], b[:, 2]) - np.maximum(a[0], b[:, 0])).clip(0)
-    inter_h = (np.minimum(a[3], b[:, 3]) - np.maximum(a[1], b[:, 1])).clip(0)
-    inter = inter_w * inter_h
-    area = lambda x: (x[..., 2] - x[..., 0]) * (x[..., 3] - x[..., 1])  # noqa: E731
-    return inter / np.maximum(area(np.asarray(a)) + area(b) - inter, 1e-9)
-
-
 def average_precision(code: str, predictions: list[list[Box]], truths: list[list[Box]]) -> float | None:
     """All-point interpolated AP at IoU 0.5 for one class; None if the class never occurs."""
     gt = [np.array([b.xyxy for b in t if b.code == code]).reshape(-1, 4) for t in truths]
@@ -151,10 +143,10 @@ def average_precision(code: str, predictions: list[list[Box]], truths: list[list
     for _, i, xyxy in found:
         hit = False
         if len(gt[i]):
-            overlaps = iou(xyxy, gt[i])
-            overlaps[used[i]] = 0
-            best = int(overlaps.argmax())
-            if overlaps[best] >= 0.5:
+            ious = overlaps(xyxy, gt[i])[0]
+            ious[used[i]] = 0
+            best = int(ious.argmax())
+            if ious[best] >= 0.5:
                 used[i][best] = hit = True
         hits.append(hit)
     if not hits:

@@ -33,6 +33,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "datasets"))
 
 from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
+from vision.detector import overlaps  # noqa: E402
 
 CACHE = Path("/work/cache")
 STORE_SCALE = 1.5  # cached crops cover the box grown 1.5x, room for the box jitter
@@ -96,16 +97,9 @@ def detector_false_boxes(root: Path, split: str, limit: int | None, scale: float
     for _, rgb, tiles in labelled_scenes(root, split, limit, desc):
         truth = np.array([t["box"] for t in tiles], float)
         for d in detector.detect(rgb):
-            if d.is_tile and box_iou(np.array(d.box), truth).max() < 0.4:
+            if d.is_tile and overlaps(d.box, truth)[0].max() < 0.4:
                 images.append(crop_box(rgb, d.box, scale, size))
     return CropSet(np.stack(images), np.full(len(images), CLASS_INDEX[NOT_A_TILE], np.int64))
-
-
-def box_iou(box: np.ndarray, boxes: np.ndarray) -> np.ndarray:
-    wh = (np.minimum(box[2:], boxes[:, 2:]) - np.maximum(box[:2], boxes[:, :2])).clip(0)
-    inter = wh[:, 0] * wh[:, 1]
-    area = lambda b: (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])  # noqa: E731
-    return inter / (area(box) + area(boxes) - inter)
 
 
 def not_a_tile_boxes(rng: np.random.Generator, tiles: np.ndarray, width: int, height: int,
@@ -128,7 +122,7 @@ def not_a_tile_boxes(rng: np.random.Generator, tiles: np.ndarray, width: int, he
             x, y = rng.uniform(0, max(width - w, 1)), rng.uniform(0, max(height - h, 1))
             box = np.array([x, y, x + w, y + h])
         inside = box[0] >= 0 and box[1] >= 0 and box[2] <= width and box[3] <= height
-        if inside and box_iou(box, tiles).max() < 0.4:
+        if inside and overlaps(box, tiles)[0].max() < 0.4:
             found.append(box)
     return found
 

@@ -200,22 +200,30 @@ def letterbox(rgb: "np.ndarray", size: int) -> tuple["np.ndarray", Letterbox]:
     return tensor, fit
 
 
+def overlaps(box: "np.ndarray", boxes: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """(IoU with `box`, share of its own area inside `box`) for each of N xyxy `boxes`."""
+    import numpy as np
+
+    box, boxes = np.asarray(box, dtype=float), np.asarray(boxes, dtype=float)
+    inter_w = (np.minimum(box[2], boxes[:, 2]) - np.maximum(box[0], boxes[:, 0])).clip(0)
+    inter_h = (np.minimum(box[3], boxes[:, 3]) - np.maximum(box[1], boxes[:, 1])).clip(0)
+    inter = inter_w * inter_h
+    area = lambda b: (b[..., 2] - b[..., 0]).clip(0) * (b[..., 3] - b[..., 1]).clip(0)  # noqa: E731
+    own = area(boxes)
+    return inter / np.maximum(area(box) + own - inter, 1e-9), inter / np.maximum(own, 1e-9)
+
+
 def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float, cover_threshold: float = 1.0) -> "np.ndarray":
     """Greedy non-maximum suppression; indices of kept boxes, best score first. A box also
     goes when more than `cover_threshold` of its area lies inside a better one."""
     import numpy as np
 
     order = np.argsort(-scores, kind="stable")
-    areas = (boxes[:, 2] - boxes[:, 0]).clip(0) * (boxes[:, 3] - boxes[:, 1]).clip(0)
     keep = []
     while order.size:
         best, rest = order[0], order[1:]
         keep.append(best)
-        inter_w = (np.minimum(boxes[best, 2], boxes[rest, 2]) - np.maximum(boxes[best, 0], boxes[rest, 0])).clip(0)
-        inter_h = (np.minimum(boxes[best, 3], boxes[rest, 3]) - np.maximum(boxes[best, 1], boxes[rest, 1])).clip(0)
-        inter = inter_w * inter_h
-        iou = inter / np.maximum(areas[best] + areas[rest] - inter, 1e-9)
-        covered = inter / np.maximum(areas[rest], 1e-9)
+        iou, covered = overlaps(boxes[best], boxes[rest])
         order = rest[(iou <= iou_threshold) & (covered <= cover_threshold)]
     return np.asarray(keep, dtype=np.int64)
 
