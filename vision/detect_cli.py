@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from vision.detections import Detection
-from vision.detector import DEFAULT_CONF, PROPOSAL_CONF
+from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
 
 HELP = "detect tiles in a photo: codes, boxes, confidences (optionally an annotated image)"
 
@@ -26,8 +26,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
     """Draw each box with its code and confidence; tiles in green, meld boxes in orange."""
     import cv2
-
-    from vision.detector import load_image
 
     rgb, _ = load_image(image_path)
     canvas = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
@@ -49,8 +47,6 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vision.detector import DEFAULT_MODEL, Detector, DetectorError
-
     detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf)
     try:
         detections = detector.detect(args.image)
