@@ -32,11 +32,11 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "datasets"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from bench_detector import (SHARED_CODES, Ours, Peer, crop_scene, iou,  # noqa: E402
-                            load_scene_set, top_tile)
-from vision.classifier import DEFAULT_MODEL, TileClassifier, reread  # noqa: E402
-from vision.detections import GROUP_CLASSES, TILE_CODES  # noqa: E402
+from bench_detector import EVAL_CONF, SHARED_CODES, Peer, crop_scene, load_scene_set, top_tile  # noqa: E402
+from vision.classifier import DEFAULT_MODEL, READINGS, TileClassifier, combine, reread  # noqa: E402
+from vision.detections import TILE_CODES  # noqa: E402
 from vision.detector import DEFAULT_MODEL as DETECTOR_MODEL  # noqa: E402
+from vision.detector import Detector, overlaps  # noqa: E402
 
 MODES = ("classifier", "product")
 SCENE_SETS = {
@@ -49,6 +49,14 @@ def rate(hits: list[bool]) -> float:
     return sum(hits) / len(hits) if hits else float("nan")
 
 
+def classifier_codes(classifier: TileClassifier, rgb: np.ndarray, tiles: list) -> dict[str, list[str | None]]:
+    """Per mode, each tile box's code as the pipeline reads it; None where the classifier
+    finds no tile in the box (the pipeline then drops it)."""
+    probabilities = classifier.probabilities(rgb, [d.box for d in tiles])
+    return {m: [None if p.argmax() == READINGS else combine(d.alternatives, p, m).code
+                for d, p in zip(tiles, probabilities)] for m in MODES}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--classifier", type=Path, default=DEFAULT_MODEL)
@@ -58,7 +66,9 @@ def main(argv: list[str] | None = None) -> int:
 
     from mjsynth.art import camerash_crops
 
-    ours, peer, classifier = Ours(args.detector), Peer(), TileClassifier(args.classifier)
+    # The detector alone: its own class head, every box it proposes for the classifier.
+    detector = Detector(args.detector, conf_threshold=EVAL_CONF, classifier_path=None)
+    peer, classifier = Peer(), TileClassifier(args.classifier)
     rows: list[tuple[str, str]] = []
 
     # Held-out real crops.
@@ -83,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     for crop, t in tqdm(list(zip(crops, truth)), desc="detectors on crop scenes", leave=False):
         scene = crop_scene(crop.path)
         rgb = np.asarray(scene)
-        boxes = ours.detector.detect(rgb)
+        boxes = detector.detect(rgb)
         best = max((d for d in boxes if d.is_tile), key=lambda d: d.confidence, default=None)
         read["detector"].append(best.code if best else None)
         read["peer"].append(top_tile(peer(scene)))
@@ -91,8 +101,8 @@ def main(argv: list[str] | None = None) -> int:
             for m in MODES:
                 read[m].append(None)
             continue
-        for m in MODES:
-            read[m].append(reread(classifier, rgb, [best], m)[0].code)
+        for m, (code,) in classifier_codes(classifier, rgb, [best]).items():
+            read[m].append(code)
     for name, predicted in read.items():
         shared = [p == t for p, t in zip(predicted, truth) if t in SHARED_CODES]
         every = "-" if name == "peer" else f"{rate([p == t for p, t in zip(predicted, truth)]):.3f}"
@@ -106,25 +116,25 @@ def main(argv: list[str] | None = None) -> int:
         for path, gt in tqdm(list(zip(images, truths)), desc=set_name, leave=False):
             rgb = np.asarray(Image.open(path).convert("RGB"))
             start = time.perf_counter()
-            detections = ours.detector.detect(rgb)
+            detections = detector.detect(rgb)
             detected = time.perf_counter()
             reread(classifier, rgb, detections)
             alone.append(detected - start)
             both.append(time.perf_counter() - start)
             tiles = [d for d in detections if d.is_tile]
-            readings = {m: reread(classifier, rgb, tiles, m) for m in MODES}
+            readings = classifier_codes(classifier, rgb, tiles)
             gt_tiles = [b for b in gt if b.code in (*TILE_CODES, "back")]
             if not gt_tiles:
                 continue
             gt_xyxy = np.array([b.xyxy for b in gt_tiles])
             for k, d in enumerate(tiles):
-                overlap = iou(d.box, gt_xyxy)
+                overlap = overlaps(d.box, gt_xyxy)[0]
                 if overlap.max() < 0.5:
                     continue
                 true_code = gt_tiles[int(overlap.argmax())].code
                 hits["detector"].append(d.code == true_code)
                 for m in MODES:
-                    hits[m].append(readings[m][k].code == true_code)
+                    hits[m].append(readings[m][k] == true_code)
         n = len(hits["detector"])
         rows.append((f"{set_name}: matched boxes (n={n}) code acc.",
                      "  ".join(f"{k} {rate(v):.3f}" for k, v in hits.items())))
