@@ -36,8 +36,8 @@ NEEDS: dict[str, frozenset[str]] = {}
 
 def tag_mask(tags) -> int:
     """Tags as one integer, a bit for each tag some fan needs (TAG_BITS, filled once the table is
-    complete); the scorer matches fans by these bits and caches the matches on them, and tags no
-    fan needs are dropped so that they do not multiply the cache's keys."""
+    complete); the scorer matches fans by these bits (scorer._fans_for), and tags no fan needs
+    have no bit and are dropped."""
     mask = 0
     for tag in tags:
         mask |= TAG_BITS.get(tag, 0)
