@@ -60,11 +60,11 @@ class Unit(NamedTuple):
 
     @property
     def codes(self) -> tuple[str, ...]:
-        return codes_of(self.tiles)
+        return _codes_of(self.tiles)
 
 
 @lru_cache(maxsize=None)
-def codes_of(tiles: tuple[int, ...]) -> tuple[str, ...]:
+def _codes_of(tiles: tuple[int, ...]) -> tuple[str, ...]:
     """Tile codes of a unit's tile indices; units repeat, so each tuple is made once."""
     return tuple(map(T.TILE_CODES.__getitem__, tiles))
 

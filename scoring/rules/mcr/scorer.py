@@ -19,7 +19,7 @@ from itertools import chain, compress
 from operator import and_
 
 from ... import tiles as T
-from ...decompose import Decomposition, codes_of, decompositions, wait_count
+from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
@@ -353,7 +353,7 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         # the preference order decides only between equal ranks, so only those readings need it
         best_kept, best_d = min(tied, key=lambda c: _preference(c[1])) if len(tied) > 1 else tied[0]
     best_total = sum([f.points for f, _ in best_kept])
-    unit_codes = [codes_of(u.tiles) for u in best_d.units]
+    unit_codes = [u.codes for u in best_d.units]
     fans = _fan_scores(unit_codes, best_kept)
     if flowers:
         flower = BY_KEY["flower_tiles"]
