@@ -90,8 +90,9 @@ MUST_BE_CONCEALED = frozenset({
 })
 
 
-_SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
-_RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
+# T.suit and T.rank of each playing tile, looked up (the scorer's per-hand facts use them too)
+TILE_SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
+TILE_RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
 # the parts of a reading's (unit index, suit, rank) set, and of a group fan's (suit, rank) set
 _unit_of, _unit_rank_of = itemgetter(0), itemgetter(2)
 _suit_of, _rank_of = itemgetter(0), itemgetter(1)
@@ -131,14 +132,14 @@ class Reading:
         tags = s.facts["hand_tags"] | FORM_TAGS[self.form]
         if chows:
             chows.sort()
-            self.chows = tuple([(i, _SUIT[t], _RANK[t]) for t, i in chows])
+            self.chows = tuple([(i, TILE_SUIT[t], TILE_RANK[t]) for t, i in chows])
             tags |= CHOW_TAGS[len(chows)]
         else:
             self.chows = ()
             tags |= NO_CHOW_TAG
         if pungs:
             pungs.sort()
-            self.pungs = tuple([(i, _SUIT[t], _RANK[t]) for t, i in pungs])
+            self.pungs = tuple([(i, TILE_SUIT[t], TILE_RANK[t]) for t, i in pungs])
             self.number_pungs = tuple(sorted([p for p in self.pungs if p[1] < 3], key=_unit_rank_of))
             tags |= PUNG_TAGS[len(self.number_pungs)]
             if pungs[-1][0] >= T.NUMBER_TILES:  # honour pungs sort last

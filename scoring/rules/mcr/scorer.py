@@ -23,7 +23,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, Reading, tag_mask
+from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, TILE_RANK, TILE_SUIT, Reading, tag_mask
 from .options import MCROptions
 
 # FANS runs from the highest points down (a test holds it to that), so fans found in table order
@@ -122,21 +122,17 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     return tags | sum(compress(_FLAG_BITS, flags)) | _SUITS_TAGS[len(f["suits"])] | _HOW_WON[ctx.self_drawn]
 
 
-_RANK0 = tuple(i % 9 for i in range(T.NUMBER_TILES))  # rank - 1 of each number tile
-_SUIT0 = tuple(i // 9 for i in range(T.NUMBER_TILES))
-
-
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, ...]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
     present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
     n_numbers = bisect_left(present, T.NUMBER_TILES)
     honours = n_numbers < len(present)
-    suits = frozenset(map(_SUIT0.__getitem__, present[:n_numbers]))
-    ranks = set(map(_RANK0.__getitem__, present[:n_numbers])) or {-1}  # 0-8; none in an all-honours hand
+    suits = frozenset(map(TILE_SUIT.__getitem__, present[:n_numbers]))
+    ranks = set(map(TILE_RANK.__getitem__, present[:n_numbers])) or {0}  # 1-9, or 0 for an all-honours hand
     facts = {
         "present": frozenset(present),
-        "min_rank": min(ranks) + 1,  # 1-9, or 0 for an all-honours hand
-        "max_rank": max(ranks) + 1,
+        "min_rank": min(ranks),
+        "max_rank": max(ranks),
         "concealed": hand.is_concealed,
         "suits": suits,
         "honours": honours,
