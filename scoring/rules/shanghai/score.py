@@ -174,7 +174,7 @@ def _breakdown(r: Reading, ctx: WinContext, opts: Options) -> dict[str, Any]:
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
-    sit = Situation(hand, ctx, options, tuple(hand.tile_counts()))
+    sit = Situation(hand, ctx, options, hand.counts)
     readings = [score_reading(d, sit) for d in decompositions(hand) if d.form == "regular"]
     if not readings:
         return Result("shanghai", False, NOT_WINNING, (), 0, len(hand.flowers), False,

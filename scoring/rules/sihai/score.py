@@ -192,7 +192,7 @@ def _fan_score(f: Fan, d: Decomposition, units: tuple[int, ...]) -> FanScore:
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
-    sit = Situation(hand, ctx, options, tuple(hand.tile_counts()))
+    sit = Situation(hand, ctx, options, hand.counts)
     self_line, discard_line = LEVEL_LINES[options.level]
     line = self_line if ctx.self_drawn else discard_line
     breakdown = {
