@@ -70,6 +70,18 @@ def test_grouping_boxes_split_touching_melds():
     assert layout.tiles[layout.winning].code == "5p"
 
 
+def test_felt_read_as_a_tile_back_between_melds_is_not_used():
+    # The detector's box on the felt between two boxed melds, read face down: it fits no
+    # concealed kong, so it must neither join the melds' runs nor count as a hand tile.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    melds = row_detections(RowSpec(["7z", "7z", "7z", "back", "4m", "5m", "6m"], origin=(120, 380)))
+    boxes = [group_box(melds[:3], "meld"), group_box(melds[4:], "meld")]
+    layout = group_tiles(concealed + melds + boxes)
+    assert _meld_codes(layout) == [(["7z", "7z", "7z"], False), (["4m", "5m", "6m"], False)]
+    assert [layout.tiles[i].code for i in layout.unassigned] == ["back"]
+    assert any("fit no concealed kong" in w for w in layout.warnings)
+
+
 def test_kongs_without_boxes_two_down_four_down_and_exposed():
     concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["7s"], gaps_after={3: 20}))
     melds = row_detections(

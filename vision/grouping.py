@@ -44,6 +44,9 @@ MAX_HAND_TILES = 18 + 8
 # shadow). Small boxes stay: a tile cut off by the photo's edge is one.
 MAX_SIZE = 2.0
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
+# In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
+# ends down or the middle two down (B = down, U = up).
+KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 
 
 @dataclass(frozen=True)
@@ -126,6 +129,20 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     melds: list[MeldLayout] = []
     row_segments: list[tuple[_Row, list[list[int]]]] = []
     rows = [_order_row(tiles, members) for members in hand_rows]
+    # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
+    # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box, is such a
+    # look-alike.
+    kong_boxes = [b for b in group_boxes if b.code == KONG_CONCEALED]
+    lone_backs = [
+        i
+        for row in rows
+        for i in _backs_outside_kongs(tiles, row.members)
+        if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in kong_boxes)
+    ]
+    if lone_backs:
+        rows = [_Row(kept, row.direction) for row in rows
+                if (kept := [i for i in row.members if i not in lone_backs])]
+        warnings.append(f"{len(lone_backs)} face-down box(es) that fit no concealed kong were not used")
     # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
     # wide box in the concealed row (a tile seen from its side) must not make a meld.
     use_sideways = not any(b.code == MELD_EXPOSED for b in group_boxes)
@@ -147,7 +164,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     kept.append(seg)
         row_segments.append((row, kept))
 
-    kept_out = stray + odd_size  # reported apart, never pulled back into the hand
+    kept_out = stray + odd_size + lone_backs  # reported apart, never pulled back into the hand
     unassigned: list[int] = list(kept_out)
     concealed: list[int] = []
     winning = None
@@ -381,6 +398,18 @@ def _covered_fraction(tile: Detection, group: Detection) -> float:
     h = min(tile.box[3], group.box[3]) - max(tile.box[1], group.box[1])
     area = tile.width * tile.height
     return max(w, 0.0) * max(h, 0.0) / area if area > 0 else 0.0
+
+
+def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int]:
+    """Face-down tiles of an ordered row that no four-tile window of the row shows as a kong."""
+    faces = "".join("B" if tiles[i].code == BACK else "U" for i in row)
+    in_kong = {
+        start + k
+        for start in range(len(row) - 3)
+        if faces[start : start + 4] in KONG_FACE_PATTERNS
+        for k in range(4)
+    }
+    return [i for n, i in enumerate(row) if faces[n] == "B" and n not in in_kong]
 
 
 def _order_row(tiles: Sequence[Detection], members: list[int]) -> _Row:
