@@ -106,6 +106,18 @@ def test_exposed_meld_and_flowers_reach_the_hand():
     assert result.score["flowers"] == 1
 
 
+def test_two_flowers_read_alike_take_the_most_probable_distinct_codes():
+    # Each flower exists once: both read 2f first, the likelier pair of distinct codes is 1f + 2f.
+    tiles = hand_row(CONCEALED, "7z")
+    tiles.append(Detection((10, 10, 50, 66), "2f", 0.6, (("2f", 0.6), ("1f", 0.3), ("3m", 0.1))))
+    tiles.append(Detection((52, 10, 92, 66), "2f", 0.7, (("2f", 0.7), ("4f", 0.2))))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None and result.score["flowers"] == 2
+    assert result.hand["flowers"] == ["1f", "2f"]
+    flowers = [t for t in result.tiles if t.role == "flower"]
+    assert [t.code for t in flowers] == ["1f", "2f"] and all(t.uncertain for t in flowers)
+
+
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
     row = row_detections(RowSpec(CONCEALED + ["7z"]))
     result = read_detections(row, rules=RULES)

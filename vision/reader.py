@@ -11,6 +11,7 @@ reading is the runner-up, reported when it is close.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -72,10 +73,12 @@ def read_hand(
     _check_tile_count(layout)
     variables = sorted(choices)
     lists = [choices[i] for i in variables]
+    flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout)
 
     def build(vector: tuple[int, ...]) -> tuple[dict[int, str], float]:
         codes = {i: lists[k][vector[k]][0] for k, i in enumerate(variables)}
-        prob = math.prod(lists[k][vector[k]][1] for k in range(len(variables)))
+        codes.update(flower_codes)
+        prob = flower_prob * math.prod(lists[k][vector[k]][1] for k in range(len(variables)))
         # Face-down kong tiles show the kong's tile: its face-up tiles' or the caller's hint.
         for n, m in enumerate(layout.melds):
             down = [i for i in m.tiles if layout.tiles[i].code == BACK]
@@ -119,7 +122,7 @@ def read_hand(
         i
         for k, i in enumerate(variables)
         if chosen.codes[i] != top_codes[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
-    )
+    ) + flowers_uncertain
     return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings))
 
 
@@ -140,8 +143,31 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, s
     return dict(zip(hidden, kong_codes))
 
 
-def _normalised(alternatives: tuple[tuple[str, float], ...]) -> list[tuple[str, float]]:
-    playing = [(c, p) for c, p in alternatives if c in PLAYING_CODES and p > 0]
+def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...]]:
+    """The flowers' codes, their joint probability and the doubtful ones.
+
+    Each flower exists once, so two flower tiles never share a code: the most probable
+    assignment of distinct codes among their flower alternatives wins (the eight flowers
+    differ only by a small numeral and character, which photos blur). With no distinct
+    assignment among the alternatives each keeps its top reading and scoring reports the clash.
+    """
+    options = [
+        _normalised(layout.tiles[i].alternatives or ((layout.tiles[i].code, layout.tiles[i].confidence),), FLOWER_CODES)
+        or [(layout.tiles[i].code, 1.0)]
+        for i in layout.flowers
+    ]
+    distinct = [combo for combo in itertools.product(*options) if len({c for c, _ in combo}) == len(combo)]
+    best = max(distinct, key=lambda combo: math.prod(p for _, p in combo), default=[o[0] for o in options])
+    uncertain = tuple(
+        i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
+    )
+    return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
+
+
+def _normalised(
+    alternatives: tuple[tuple[str, float], ...], allowed: frozenset[str] = PLAYING_CODES
+) -> list[tuple[str, float]]:
+    playing = [(c, p) for c, p in alternatives if c in allowed and p > 0]
     total = sum(p for _, p in playing)
     if not playing:
         return []
@@ -319,7 +345,7 @@ def _hand_dict(
         "concealed": [codes[i] for i in layout.concealed if i != winning],
         "melds": melds,
         "winning_tile": codes[winning] if winning is not None else None,
-        "flowers": [layout.tiles[i].code for i in layout.flowers],
+        "flowers": [codes[i] for i in layout.flowers],
     }
     hand.update(context or {})
     return hand
