@@ -13,8 +13,8 @@ A decomposition lists its units (sets, pairs, knitted triples, single tiles) and
 the winning tile.  When the winning tile could sit in different units (say a chow or a pung of
 the same tile), each placement is a separate decomposition, so rules about waits and about pungs
 completed by a discard can be judged per placement.  Sets never cross suits, so each suit's count
-table is looked up on its own (_suit_table lists every split a suit can have) and the suits are combined;
-results are cached on the normalised standing tiles.
+table is split on its own (looked up in _suit_sets_table, which lists every split into sets a suit
+can have) and the suits are combined; results are cached on the normalised standing tiles.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 from itertools import compress, permutations, product
-from operator import itemgetter
+from operator import itemgetter, mul
 from typing import NamedTuple
 
 from . import tiles as T
@@ -100,46 +100,21 @@ def meld_unit(m: Meld, index: int) -> Unit:
     return Unit(m.kind, m.first, m.indices, True, m.concealed, index)
 
 
-# One suit holds at most four sets and a pair (14 tiles), so every way its nine counts can split
-# is known in advance: _suit_table lists them all once, and a suit of a new hand is looked up
-# instead of searched (fresh hands keep meeting suit patterns not seen before).
+# One suit holds at most four sets (12 tiles) besides a pair, so every way its nine counts can
+# split into sets is known in advance: _suit_sets_table lists them all once, and a suit of a new
+# hand is looked up instead of searched (fresh hands keep meeting suit patterns not seen before).
+# The pair is found by trying its few possible ranks (_pair_ranks) against that table.
 _SET_SHAPES = (*(("pung", r) for r in range(9)), *(("chow", r) for r in range(7)))
 
 
-def _add(counts: tuple[int, ...], kind: str, rank: int) -> tuple[int, ...] | None:
-    """One suit's counts with a set or pair added at rank (0-8); None past five copies (a fifth
+def _add_set(counts: tuple[int, ...], kind: str, rank: int) -> tuple[int, ...] | None:
+    """One suit's counts with a pung or chow added at rank (0-8); None past five copies (a fifth
     copy only in a wait search: waiting on a tile held four times is a dead wait, which the
     dead_wait_counts option still counts)."""
     c = list(counts)
-    for r in (rank, rank + 1, rank + 2) if kind == "chow" else (rank,) * (3 if kind == "pung" else 2):
+    for r in (rank, rank + 1, rank + 2) if kind == "chow" else (rank, rank, rank):
         c[r] += 1
     return tuple(c) if max(c) <= 5 else None
-
-
-@lru_cache(maxsize=None)
-def _suit_table() -> tuple[dict[tuple[int, ...], list], dict[tuple[int, ...], list]]:
-    """(sets only, sets and one pair): every count vector of one suit that splits so, with its
-    splits, (kind, rank index) each, the pair last.  Built on first use by adding up to four sets
-    in table order (so each multiset of sets once), then each possible pair: about 3,300 and
-    26,000 vectors, some 50 milliseconds once per process."""
-    sets_only: dict[tuple[int, ...], list] = {(0,) * 9: [()]}
-    frontier = [((0,) * 9, (), 0)]
-    for _ in range(4):
-        grown = []
-        for counts, split, first in frontier:
-            for j in range(first, len(_SET_SHAPES)):
-                more = _add(counts, *_SET_SHAPES[j])
-                if more:
-                    grown.append((more, split + (_SET_SHAPES[j],), j))
-                    sets_only.setdefault(more, []).append(split + (_SET_SHAPES[j],))
-        frontier = grown
-    with_pair: dict[tuple[int, ...], list] = {}
-    for counts, splits in sets_only.items():
-        for p in range(9):
-            more = _add(counts, "pair", p)
-            if more:
-                with_pair.setdefault(more, []).extend(split + (("pair", p),) for split in splits)
-    return sets_only, with_pair
 
 
 def _by_tile(unit: tuple[str, int]) -> tuple[int, str]:
@@ -147,13 +122,45 @@ def _by_tile(unit: tuple[str, int]) -> tuple[int, str]:
 
 
 @lru_cache(maxsize=None)
+def _suit_sets_table() -> dict[tuple[int, ...], tuple[tuple[tuple[str, int], ...], ...]]:
+    """Every count vector of one suit that splits into at most four sets, with its splits as
+    (kind, rank index), each sorted by tile, the splits sorted.  Built on first use by adding sets
+    in _SET_SHAPES order (so each multiset of sets once): some 3,300 vectors, a few milliseconds.
+    The values are tuples, which the garbage collector stops scanning after one pass."""
+    table: dict[tuple[int, ...], list] = {(0,) * 9: [()]}
+    frontier = [((0,) * 9, (), 0)]
+    for _ in range(4):
+        grown = []
+        for counts, split, first in frontier:
+            for j in range(first, len(_SET_SHAPES)):
+                more = _add_set(counts, *_SET_SHAPES[j])
+                if more:
+                    grown.append((more, split + (_SET_SHAPES[j],), j))
+                    table.setdefault(more, []).append(split + (_SET_SHAPES[j],))
+        frontier = grown
+    return {counts: tuple(sorted(tuple(sorted(split, key=_by_tile)) for split in splits))
+            for counts, splits in table.items()}
+
+
+@lru_cache(maxsize=None)
 def _suit_splits(counts: tuple[int, ...], with_pair: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Every split of one suit's nine counts into sets, plus one pair (listed last) when
-    `with_pair`, as (kind, rank index); the sets of each sorted by tile, the splits sorted."""
-    splits = _suit_table()[with_pair].get(counts, ())
-    if with_pair:
-        return tuple(sorted(tuple(sorted(split[:-1], key=_by_tile)) + split[-1:] for split in splits))
-    return tuple(sorted(tuple(sorted(split, key=_by_tile)) for split in splits))
+    """Every distinct split of one suit's nine counts into sets, plus one pair (listed last) when
+    `with_pair`, as (kind, rank index).  Cached: hands share suit patterns."""
+    if not with_pair:
+        return _suit_sets_table().get(counts, ())
+    found = []
+    for p in _pair_ranks(counts):
+        if counts[p] >= 2:
+            rest = counts[:p] + (counts[p] - 2,) + counts[p + 1:]
+            found += [split + (("pair", p),) for split in _suit_sets_table().get(rest, ())]
+    return tuple(sorted(found))
+
+
+def _pair_ranks(counts: Sequence[int]) -> range:
+    """The ranks (0-8) where the pair of one suit's sets-and-pair split can be.  Counting each
+    tile by its rank, a pung (3r) and a chow (3r + 3) add multiples of 3 and a pair at p adds 2p,
+    so 2p, and hence p, is fixed modulo 3 by the suit's rank total."""
+    return range(2 * sum(map(mul, range(9), counts)) % 3, 9, 3)
 
 
 def _pair_suit(counts: list[int]) -> int:
@@ -397,7 +404,10 @@ def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, .
 
 def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
     """Whether one suit's counts split into sets, plus one pair when `with_pair`."""
-    return counts in _suit_table()[with_pair]
+    if not with_pair:
+        return counts in _suit_sets_table()
+    return any(counts[p] >= 2 and counts[:p] + (counts[p] - 2,) + counts[p + 1:] in _suit_sets_table()
+               for p in _pair_ranks(counts))
 
 
 def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
