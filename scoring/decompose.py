@@ -163,16 +163,22 @@ def _pair_ranks(counts: Sequence[int]) -> range:
     return range(2 * sum(map(mul, range(9), counts)) % 3, 9, 3)
 
 
-def _pair_suit(counts: list[int]) -> int:
-    """Where the pair of a sets-and-pair reading must be: the suit (0-2) holding 2 mod 3 tiles, or
-    3 for an honour held twice; -1 when no such reading can exist (an honour held once or four
-    times, a suit with 1 mod 3 tiles, or not exactly one pair place)."""
-    honours = counts[T.NUMBER_TILES:T.PLAYING_TILES]
+def _split_suits(counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """The 34 counts as each suit's nine and the honours' seven, the pieces the tables take."""
+    c = tuple(counts)
+    return c[:9], c[9:18], c[18:27], c[T.NUMBER_TILES:T.PLAYING_TILES]
+
+
+def _pair_suit(suits: tuple[tuple[int, ...], ...]) -> int:
+    """Where the pair of a sets-and-pair reading of _split_suits must be: the suit (0-2) holding 2
+    mod 3 tiles, or 3 for an honour held twice; -1 when no such reading can exist (an honour held
+    once or four times, a suit with 1 mod 3 tiles, or not exactly one pair place)."""
+    honours = suits[3]
     if 1 in honours or 4 in honours or honours.count(2) > 1:
         return -1
     pair_suit = 3 if 2 in honours else -1
     for suit in range(3):
-        left = sum(counts[9 * suit:9 * suit + 9]) % 3
+        left = sum(suits[suit]) % 3
         if left == 1:
             return -1
         if left == 2:
@@ -184,10 +190,9 @@ def _pair_suit(counts: list[int]) -> int:
 
 def _regular_fit(counts: list[int]) -> bool:
     """Whether counts split into sets and one pair (declared melds set aside)."""
-    pair_suit = _pair_suit(counts)
-    return pair_suit >= 0 and all(
-        _suit_splits(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit) for suit in range(3)
-    )
+    suits = _split_suits(counts)
+    pair_suit = _pair_suit(suits)
+    return pair_suit >= 0 and all(_suit_splits(suits[suit], suit == pair_suit) for suit in range(3))
 
 
 @lru_cache(maxsize=None)
@@ -200,21 +205,20 @@ def _suit_parts(counts: tuple[int, ...], with_pair: bool, suit: int) -> tuple[tu
     return tuple(parts)
 
 
-def _sets_and_pair(counts: list[int]) -> list[tuple[Unit, ...]]:
+def _sets_and_pair(counts: Sequence[int]) -> list[tuple[Unit, ...]]:
     """Every split of counts into sets plus exactly one pair, the sets sorted by tile and the pair
     last; suits are split independently and combined (in suit order, so the sets stay sorted)."""
-    pair_suit = _pair_suit(counts)
+    suits = _split_suits(counts)
+    pair_suit = _pair_suit(suits)
     if pair_suit < 0:
         return []
-    per_suit = []
-    for suit in range(3):
-        splits = _suit_parts(tuple(counts[9 * suit:9 * suit + 9]), suit == pair_suit, suit)
-        if not splits:
-            return []
-        per_suit.append(splits)
-    honour_sets = tuple(_unit("pung", i) for i in range(T.NUMBER_TILES, T.PLAYING_TILES) if counts[i] == 3) \
-        if 3 in counts[T.NUMBER_TILES:] else ()
-    pair = _unit("pair", counts.index(2, T.NUMBER_TILES)) if pair_suit == 3 else None
+    per_suit = [_suit_parts(suits[suit], suit == pair_suit, suit) for suit in range(3)]
+    if not all(per_suit):
+        return []
+    honours = suits[3]
+    honour_sets = tuple([_unit("pung", T.NUMBER_TILES + h) for h, n in enumerate(honours) if n == 3]) \
+        if 3 in honours else ()
+    pair = _unit("pair", T.NUMBER_TILES + honours.index(2)) if pair_suit == 3 else None
     readings = []
     for (sets0, pair0), (sets1, pair1), (sets2, pair2) in product(*per_suit):
         readings.append((*sets0, *sets1, *sets2, *honour_sets, pair or pair0 or pair1 or pair2))
@@ -274,11 +278,12 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     result: list[Decomposition] = []
     for form, parts in readings:
         units = fixed + parts
-        seen: set[Unit] = set()  # standing units are equal when kind and tile are
-        for k in range(len(fixed), len(units)):
-            u = units[k]
+        # standing units are equal when kind and tile are, and _unit makes one object of each,
+        # so a short list finds them by identity
+        seen: list[Unit] = []
+        for k, u in enumerate(parts, len(fixed)):
             if win in u.tiles and u not in seen:
-                seen.add(u)
+                seen.append(u)
                 result.append(Decomposition(form, units, k, win))
     return tuple(result)
 
