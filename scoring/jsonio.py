@@ -41,8 +41,8 @@ def _tile_list(obj: dict, key: str) -> list[str]:
 def _meld(obj: Any, n: int) -> Meld:
     if not isinstance(obj, dict):
         raise ScoringError("bad_json", f"meld {n} must be an object with kind and tiles")
-    extra = obj.keys() - _MELD_KEYS
-    if extra:
+    if not obj.keys() <= _MELD_KEYS:
+        extra = obj.keys() - _MELD_KEYS
         raise ScoringError("bad_json", f"meld {n}: unknown key(s) {', '.join(sorted(extra))}")
     if "kind" not in obj or "tiles" not in obj:
         raise ScoringError("bad_json", f"meld {n} needs \"kind\" and \"tiles\"")
@@ -78,11 +78,12 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
     if not isinstance(melds, list):
         raise ScoringError("bad_json", "melds is a list")
     ctx_args = {}
-    for key, typ in _CONTEXT_KEYS.items():
-        if key in obj and not (key == "discarder" and obj[key] is None):
-            if not isinstance(obj[key], typ):
+    for key, value in obj.items():  # the hand's own keys: usually fewer than all context keys
+        typ = _CONTEXT_KEYS.get(key)
+        if typ is not None and not (value is None and key == "discarder"):
+            if not isinstance(value, typ):
                 raise ScoringError("bad_json", f"{key} must be {'true or false' if typ is bool else 'a string'}")
-            ctx_args[key] = obj[key]
+            ctx_args[key] = value
     ctx = _shared_context(**ctx_args)
     hand = Hand(
         tuple(_tile_list(obj, "concealed")),
