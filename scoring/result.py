@@ -45,16 +45,17 @@ class FanScore(NamedTuple):
         return list(chain.from_iterable(self.groups))
 
     def to_json(self) -> dict[str, Any]:
+        key, zh, en, points, count, groups, provisional = self  # one unpacking, not seven lookups
         out: dict[str, Any] = {
-            "key": self.key,
-            "zh": self.zh,
-            "en": self.en,
-            "points": self.points,
-            "count": self.count,
-            "tiles": self.tiles,
-            "groups": list(map(list, self.groups)),
+            "key": key,
+            "zh": zh,
+            "en": en,
+            "points": points,
+            "count": count,
+            "tiles": list(chain.from_iterable(groups)),
+            "groups": list(map(list, groups)),
         }
-        if self.provisional:
+        if provisional:
             out["provisional"] = True
         return out
 
