@@ -23,7 +23,8 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, RANK_TAGS, TILE_RANK, TILE_SUIT, Reading, tag_mask
+from .fans import (FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, POSITIONS, RANK_TAGS, TILE_RANK, TILE_SUIT, Reading,
+                   tag_mask)
 from .options import MCROptions
 
 # FANS runs from the highest points down (a test holds it to that), so fans found in table order
@@ -265,7 +266,7 @@ def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) 
     """The kept fans (in table order, as _settle leaves them, so a fan's hits are neighbours) with
     their tiles, one entry per fan."""
     entries: list[tuple[Fan, list[tuple[str, ...]]]] = []
-    every_unit = tuple(range(len(unit_codes)))
+    every_unit = POSITIONS[len(unit_codes)]  # the very tuple whole-hand hits hold, so == is an identity test
     whole: tuple[str, ...] = ()  # the whole hand's tiles, shared by the whole-hand fans
     for fan, (units, tiles) in kept:
         if tiles:
