@@ -156,11 +156,14 @@ def _suit_splits(counts: tuple[int, ...], with_pair: bool) -> tuple[tuple[tuple[
     return tuple(sorted(found))
 
 
-def _pair_ranks(counts: Sequence[int]) -> range:
+def _pair_ranks(counts: Sequence[int], rank_total: int | None = None) -> range:
     """The ranks (0-8) where the pair of one suit's sets-and-pair split can be.  Counting each
     tile by its rank, a pung (3r) and a chow (3r + 3) add multiples of 3 and a pair at p adds 2p,
-    so 2p, and hence p, is fixed modulo 3 by the suit's rank total."""
-    return range(2 * sum(map(mul, range(9), counts)) % 3, 9, 3)
+    so 2p, and hence p, is fixed modulo 3 by the suit's rank total (given as `rank_total` by a
+    caller that knows it)."""
+    if rank_total is None:
+        rank_total = sum(map(mul, range(9), counts))
+    return range(2 * rank_total % 3, 9, 3)
 
 
 def _split_suits(counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
@@ -403,16 +406,20 @@ def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, .
     held = sum(compress(_RANK_BITS, counts))  # bit r for each rank r held
     reach = held | held << 1 | held << 2 | held >> 1 | held >> 2
     near = [r for r in range(9) if reach >> r & 1]
-    grown = tuple(r for r in near if _suit_fits(counts[:r] + (counts[r] + 1,) + counts[r + 1:], with_pair))
+    total = sum(map(mul, range(9), counts))  # a tile of rank r adds r to it (see _pair_ranks)
+    grown = tuple(r for r in near
+                  if _suit_fits(counts[:r] + (counts[r] + 1,) + counts[r + 1:], with_pair, total + r))
     return ((), grown) if with_pair else (grown, ())
 
 
-def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
-    """Whether one suit's counts split into sets, plus one pair when `with_pair`."""
+def _suit_fits(counts: tuple[int, ...], with_pair: bool, rank_total: int | None = None) -> bool:
+    """Whether one suit's counts split into sets, plus one pair when `with_pair` (`rank_total`:
+    see _pair_ranks)."""
+    table = _suit_sets_table()
     if not with_pair:
-        return counts in _suit_sets_table()
-    return any(counts[p] >= 2 and counts[:p] + (counts[p] - 2,) + counts[p + 1:] in _suit_sets_table()
-               for p in _pair_ranks(counts))
+        return counts in table
+    return any(counts[p] >= 2 and counts[:p] + (counts[p] - 2,) + counts[p + 1:] in table
+               for p in _pair_ranks(counts, rank_total))
 
 
 def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
