@@ -869,11 +869,12 @@ def _all_chows(r, s):
 def _tile_hog(r, s):
     if not s.facts["fours"] or r.form not in (REGULAR, SEVEN_PAIRS, KNITTED):
         return NONE
-    return tuple(
-        Hit(tuple(i for i, u in enumerate(r.units) if t in u.tiles), (t,) * 4)
-        for t in s.facts["fours"]
-        if not any(u.kind == "kong" and u.tile == t for u in r.units)
-    )
+    hits = []
+    for t in s.facts["fours"]:
+        units = tuple([i for i, u in enumerate(r.units) if t in u.tiles])
+        if not any(r.units[i].kind == "kong" for i in units):  # a kong holds one tile four times
+            hits.append(Hit(units, (t,) * 4))
+    return tuple(hits)
 
 
 @fan("double_pung", "双同刻", "Double Pung", 2, needs=("number_pungs2",), links=True)
