@@ -78,12 +78,11 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
     if not isinstance(melds, list):
         raise ScoringError("bad_json", "melds is a list")
     ctx_args = {}
-    for key, value in obj.items():  # the hand's own keys: usually fewer than all context keys
-        typ = _CONTEXT_KEYS.get(key)
-        if typ is not None and not (value is None and key == "discarder"):
-            if not isinstance(value, typ):
+    for key, typ in _CONTEXT_KEYS.items():
+        if key in obj and not (key == "discarder" and obj[key] is None):
+            if not isinstance(obj[key], typ):
                 raise ScoringError("bad_json", f"{key} must be {'true or false' if typ is bool else 'a string'}")
-            ctx_args[key] = value
+            ctx_args[key] = obj[key]
     ctx = _shared_context(**ctx_args)
     hand = Hand(
         tuple(_tile_list(obj, "concealed")),
