@@ -19,6 +19,7 @@ from vision.detector import (
     Letterbox,
     decode,
     letterbox,
+    _input_geometry,
     load_image,
     nms,
 )
@@ -38,7 +39,7 @@ def fake_output(objects: list[tuple[tuple[float, float, float, float], dict[str,
     return raw
 
 
-IDENTITY = Letterbox(640, 640, 1.0, 1.0, 0, 0)
+IDENTITY = Letterbox(640, 640, 1.0, 1.0, 0, 0, 640, 640)
 
 
 # --- letterbox -------------------------------------------------------------------------
@@ -72,6 +73,60 @@ def test_letterbox_tensor_shape_and_padding_value():
     assert tensor[0, :, 0, 0] == pytest.approx(114 / 255)  # padding row above the image
     assert tensor[0, :, 32, 32] == pytest.approx(1.0)
     assert (fit.pad_x, fit.pad_y) == (0, 16)
+
+
+# Rectangular inputs (a model exported with a free height/width): long side to the size,
+# short side padded only up to the next multiple of the stride.
+RECT_CASES = {
+    "landscape-4:3": ((1000, 750), (640, 480), (0, 0)),
+    "landscape-16:9": ((1920, 1080), (640, 384), (0, 12)),
+    "portrait-9:16": ((1080, 1920), (384, 640), (12, 0)),
+    "square": ((1000, 1000), (640, 640), (0, 0)),
+    "small-portrait": ((300, 500), (384, 640), (0, 0)),
+}
+
+
+@pytest.mark.parametrize("case", RECT_CASES)
+def test_rectangular_letterbox_pads_the_short_side_to_the_stride(case):
+    (width, height), (input_w, input_h), pad = RECT_CASES[case]
+    fit = Letterbox.fit(width, height, 640, stride=32)
+    assert (fit.input_width, fit.input_height) == (input_w, input_h)
+    assert (fit.pad_x, fit.pad_y) == pad
+    assert max(fit.resized) == 640 and fit.resized[0] <= input_w and fit.resized[1] <= input_h
+
+
+@pytest.mark.parametrize("case", RECT_CASES)
+def test_rectangular_letterbox_maps_boxes_back_to_the_original(case):
+    (width, height), _, _ = RECT_CASES[case]
+    fit = Letterbox.fit(width, height, 640, stride=32)
+    original = np.array([[0.0, 0.0, width / 4, height / 3], [width / 2, height / 2, width, height]])
+    model_space = original.copy()
+    model_space[:, [0, 2]] = original[:, [0, 2]] * fit.scale_x + fit.pad_x
+    model_space[:, [1, 3]] = original[:, [1, 3]] * fit.scale_y + fit.pad_y
+    assert model_space[:, [0, 2]].max() <= fit.input_width and model_space[:, [1, 3]].max() <= fit.input_height
+    np.testing.assert_allclose(fit.to_image(model_space), original, atol=1e-6)
+
+
+def test_rectangular_letterbox_tensor_is_only_as_tall_as_needed():
+    rgb = np.full((100, 200, 3), 255, np.uint8)
+    tensor, fit = letterbox(rgb, 64, stride=32)
+    assert tensor.shape == (1, 3, 32, 64)
+    assert (fit.pad_x, fit.pad_y) == (0, 0) and tensor.min() == pytest.approx(1.0)
+    tall = np.full((90, 30, 3), 255, np.uint8)  # resized to 21x64, padded to 32x64
+    tensor, fit = letterbox(tall, 64, stride=32)
+    assert tensor.shape == (1, 3, 64, 32) and fit.pad_x == 5
+    assert tensor[0, :, 0, 0] == pytest.approx(114 / 255) and tensor[0, :, 0, 5] == pytest.approx(1.0)
+
+
+def test_input_geometry_of_fixed_and_free_size_models():
+    meta = {"imgsz": "[640, 640]", "stride": "32"}
+    assert _input_geometry([1, 3, 640, 640], meta, Path("m.onnx")) == (640, None)
+    assert _input_geometry(["batch", 3, "height", "width"], meta, Path("m.onnx")) == (640, 32)
+    assert _input_geometry(["batch", 3, "height", "width"], {"imgsz": "512", "stride": "32"}, Path("m.onnx")) == (512, 32)
+    for shape, bad_meta in (([1, 3, 480, 640], meta), (["batch", 3, "height", "width"], {"imgsz": "[640, 640]"})):
+        with pytest.raises(DetectorError) as info:
+            _input_geometry(shape, bad_meta, Path("m.onnx"))
+        assert info.value.code == "model-input"
 
 
 # --- NMS and decoding -------------------------------------------------------------------
@@ -123,6 +178,13 @@ def test_low_confidence_is_dropped_and_box_is_xyxy_in_image_pixels():
     (only,) = decode(raw, fit, conf_threshold=0.25)
     assert only.code == "7z"
     assert only.box == pytest.approx((160, 340, 240, 460))
+
+
+def test_boxes_wholly_in_the_padding_are_dropped():
+    fit = Letterbox.fit(360, 640, 640, stride=32)  # 12 px of padding left and right
+    raw = fake_output([((375, 200, 6, 30), {"3s": 0.9}), ((100, 200, 40, 60), {"4s": 0.8}),
+                       ((378, 300, 6, 30), {"meld": 0.9})])
+    assert [d.code for d in decode(raw, fit)] == ["4s"]
 
 
 def test_wrong_output_shape_is_a_detector_error():

@@ -13,7 +13,7 @@ tiles inside it.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
@@ -53,7 +53,8 @@ class DetectorError(Exception):
 
 @dataclass(frozen=True)
 class Letterbox:
-    """How an image of `width` x `height` was scaled and padded into the model input."""
+    """How an image of `width` x `height` was scaled and padded into a model input of
+    `input_width` x `input_height`."""
 
     width: int
     height: int
@@ -61,12 +62,23 @@ class Letterbox:
     scale_y: float
     pad_x: int
     pad_y: int
+    input_width: int
+    input_height: int
 
     @classmethod
-    def fit(cls, width: int, height: int, size: int) -> "Letterbox":
+    def fit(cls, width: int, height: int, size: int, stride: int | None = None) -> "Letterbox":
+        """Scale the long side to `size`. Without `stride` the input is size x size (a model
+        exported for one input size); with it the short side is padded only up to a multiple
+        of `stride`, since a fully convolutional model takes any such size and a 4:3 or 16:9
+        photo then costs 25-44% less than its square (ultralytics' rectangular inference)."""
         scale = min(size / width, size / height)
         new_w, new_h = max(1, round(width * scale)), max(1, round(height * scale))
-        return cls(width, height, new_w / width, new_h / height, (size - new_w) // 2, (size - new_h) // 2)
+        if stride:
+            input_w, input_h = -(-new_w // stride) * stride, -(-new_h // stride) * stride
+        else:
+            input_w = input_h = size
+        return cls(width, height, new_w / width, new_h / height,
+                   (input_w - new_w) // 2, (input_h - new_h) // 2, input_w, input_h)
 
     @property
     def resized(self) -> tuple[int, int]:
@@ -186,15 +198,15 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
     return np.ascontiguousarray(array)
 
 
-def letterbox(rgb: "np.ndarray", size: int) -> tuple["np.ndarray", Letterbox]:
-    """Resize keeping aspect ratio and pad to size x size; returns a 1x3xSxS float32 tensor."""
+def letterbox(rgb: "np.ndarray", size: int, stride: int | None = None) -> tuple["np.ndarray", Letterbox]:
+    """Resize keeping aspect ratio and pad (see Letterbox.fit); returns a 1x3xHxW float32 tensor."""
     import cv2
     import numpy as np
 
-    fit = Letterbox.fit(rgb.shape[1], rgb.shape[0], size)
+    fit = Letterbox.fit(rgb.shape[1], rgb.shape[0], size, stride)
     interpolation = cv2.INTER_AREA if fit.scale_x < 1 else cv2.INTER_LINEAR
     resized = cv2.resize(rgb, fit.resized, interpolation=interpolation)
-    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    canvas = np.full((fit.input_height, fit.input_width, 3), PAD_VALUE, np.uint8)
     canvas[fit.pad_y : fit.pad_y + resized.shape[0], fit.pad_x : fit.pad_x + resized.shape[1]] = resized
     tensor = canvas.transpose(2, 0, 1)[None].astype(np.float32) * (1 / 255.0)
     return tensor, fit
@@ -269,6 +281,10 @@ def _decode_family(xyxy, scores, names, fit, conf_threshold, iou_threshold, agno
 
     best = scores.max(axis=1)
     candidates = np.flatnonzero(best > conf_threshold)
+    image_boxes = fit.to_image(xyxy[candidates])
+    # A box wholly in the padding clips to nothing in the image: there is no tile in it.
+    has_area = (image_boxes[:, 2] > image_boxes[:, 0]) & (image_boxes[:, 3] > image_boxes[:, 1])
+    candidates, image_boxes = candidates[has_area], image_boxes[has_area]
     if not candidates.size:
         return []
     boxes, family_scores = xyxy[candidates], scores[candidates]
@@ -282,7 +298,7 @@ def _decode_family(xyxy, scores, names, fit, conf_threshold, iou_threshold, agno
         # Offsetting each class far apart makes one NMS pass act per class.
         offset = labels[:, None] * (boxes.max() + 1.0)
         keep = nms(boxes + offset, confidences, iou_threshold)
-    image_boxes = fit.to_image(boxes[keep])
+    image_boxes = image_boxes[keep]
     k = min(TOP_K, len(names))
     top = np.argsort(-family_scores[keep], axis=1)[:, :k]
     result = []
@@ -328,6 +344,7 @@ class Detector:
         self._session = None
         self._input_name = ""
         self.imgsz = 0
+        self.stride: int | None = None  # set for a model exported with a free input height/width
         # The second-stage classifier reads tile codes far better than the detector's own
         # class head (models/CLASSIFIER_CARD.md); without its file the detector's codes stand.
         self._classifier = None
@@ -360,7 +377,7 @@ class Detector:
             raise DetectorError("model-classes", f"{self.model_path} does not carry vision.detections.CLASS_NAMES")
         model_input = session.get_inputs()[0]
         self._input_name = model_input.name
-        self.imgsz = int(model_input.shape[2])
+        self.imgsz, self.stride = _input_geometry(model_input.shape, meta, self.model_path)
         self._session = session
         return session
 
@@ -368,7 +385,7 @@ class Detector:
         """Every tile, face-down tile and meld box in `image`, best first."""
         session = self._load()
         rgb, (width, height) = load_image(image, draft_size=self.imgsz)
-        tensor, fit = letterbox(rgb, self.imgsz)
+        tensor, fit = letterbox(rgb, self.imgsz, self.stride)
         raw = session.run(None, {self._input_name: tensor})[0][0]
         # Boxes map to the decoded pixels; rescale if the JPEG was decoded at reduced size.
         fit = _rescaled(fit, width, height)
@@ -384,12 +401,34 @@ class Detector:
             raise DetectorError(exc.code, exc.message) from exc
 
 
+def _input_geometry(shape: list, meta: dict[str, str], model_path: Path) -> tuple[int, int | None]:
+    """(long side the image is scaled to, stride to pad to or None for a fixed square input).
+
+    A fixed export has integer height and width in its input shape; a dynamic export has
+    names there, and its training size and stride come from ultralytics' metadata.
+    """
+    import ast
+
+    height, width = shape[2], shape[3]
+    if isinstance(height, int) and isinstance(width, int):
+        if height != width:
+            raise DetectorError("model-input", f"{model_path} takes {width}x{height} inputs; a fixed input must be square")
+        return height, None
+    try:
+        size = ast.literal_eval(meta["imgsz"])  # "[640, 640]" from ultralytics; a plain size also reads
+        size = max(size) if isinstance(size, (list, tuple)) else int(size)
+        stride = int(meta["stride"])
+    except (KeyError, ValueError, SyntaxError, TypeError) as exc:
+        raise DetectorError("model-input",
+                            f"{model_path} has a free input size but no usable imgsz/stride metadata") from exc
+    return int(size), stride
+
+
 def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
     if (fit.width, fit.height) == (width, height):
         return fit
-    return Letterbox(
-        width, height, fit.scale_x * fit.width / width, fit.scale_y * fit.height / height, fit.pad_x, fit.pad_y
-    )
+    return replace(fit, width=width, height=height,
+                   scale_x=fit.scale_x * fit.width / width, scale_y=fit.scale_y * fit.height / height)
 
 
 _DETECTORS: dict[Path, Detector] = {}
