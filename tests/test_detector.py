@@ -326,20 +326,25 @@ def test_shipped_model_is_small_enough():
 
 
 @pytest.fixture(scope="module")
-def rendered_scenes(tmp_path_factory):
-    """Scenes from the synthetic generator (fluffystuff art, CC0 in ../shared) with labels."""
+def fluffy_atlas(tmp_path_factory):
+    """The synthetic generator's tile art from fluffystuff (CC0, in ../shared)."""
     import importlib.util
     import sys
 
     sys.path.insert(0, str(REPO / "datasets"))
     from mjsynth import art
-    from mjsynth.scene import make_sample
 
     if not art.FLUFFY_DIR.is_dir() or importlib.util.find_spec("cairosvg") is None:
         pytest.skip("needs ../shared fluffystuff art and cairosvg")
-    cache = tmp_path_factory.mktemp("art")
-    atlas = art.load_atlas("fluffystuff", cache)
-    return [make_sample(np.random.default_rng([11, k]), atlas, "hand", 640, 480) for k in range(1, 4)]
+    return art.load_atlas("fluffystuff", tmp_path_factory.mktemp("art"))
+
+
+@pytest.fixture(scope="module")
+def rendered_scenes(fluffy_atlas):
+    """Scenes from the synthetic generator with labels."""
+    from mjsynth.scene import make_sample
+
+    return [make_sample(np.random.default_rng([11, k]), fluffy_atlas, "hand", 640, 480) for k in range(1, 4)]
 
 
 def matched_fraction(detections: list[Detection], labels) -> float:
@@ -371,6 +376,27 @@ def test_shipped_model_reads_rendered_scenes(rendered_scenes):
         found += matched_fraction(detections, tiles) * len(tiles)
     print(f"rendered-scene recall {found / tile_labels:.2f}")
     assert found / tile_labels >= MIN_RENDERED_RECALL
+
+
+@needs_model
+@pytest.mark.parametrize("width,height", [(640, 360), (360, 640), (640, 640)], ids=["landscape", "portrait", "square"])
+def test_shipped_model_reads_rendered_scenes_of_every_shape(fluffy_atlas, width, height):
+    """The shipped model takes rectangular inputs; its boxes land on the tiles of a wide,
+    tall or square photo alike (scaled up 1.5x so the mapping back is not the identity)."""
+    from dataclasses import replace
+
+    from mjsynth.scene import make_sample
+
+    sample = make_sample(np.random.default_rng([12, width, height]), fluffy_atlas, "hand", width, height)
+    photo = np.asarray(Image.fromarray(sample.image).resize((width * 3 // 2, height * 3 // 2)))
+    detector = Detector()
+    detections = detector.detect(photo)
+    assert detector.stride == 32
+    tiles = [replace(label, box=tuple(v * 1.5 for v in label.box))
+             for label in sample.labels if label.name in CLASS_NAMES[:42]]
+    recall = matched_fraction(detections, tiles)
+    print(f"{width}x{height} recall {recall:.2f}")
+    assert recall >= MIN_RENDERED_RECALL
 
 
 @needs_model

@@ -153,7 +153,9 @@ def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Pa
         if names != list(CLASS_NAMES):
             raise ValueError(f"{checkpoint} has classes {names[:5]}..., not vision.detections.CLASS_NAMES")
         size = imgsz or int(model.ckpt.get("train_args", {}).get("imgsz", 640))
-        exported = Path(model.export(format="onnx", imgsz=size, simplify=False, dynamic=False, opset=17))
+        # A free input height/width lets vision/detector.py pad a 4:3 or 16:9 photo only to the
+        # stride instead of to a square (25-44% less work per photo).
+        exported = Path(model.export(format="onnx", imgsz=size, simplify=False, dynamic=True, opset=17))
         for src, dst in ((exported, out_onnx), (local, out_pt)):
             if src.stat().st_size > MAX_SHIPPED_BYTES:
                 raise ValueError(f"{src.name} is {src.stat().st_size / 1e6:.1f} MB, over the 20 MB limit")
