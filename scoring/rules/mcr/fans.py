@@ -90,7 +90,7 @@ MUST_BE_CONCEALED = frozenset({
 })
 
 
-# T.suit and T.rank of each playing tile, looked up (the scorer's per-hand facts use them too)
+# T.suit and T.rank of each playing tile, looked up
 TILE_SUIT = tuple(T.suit(i) for i in range(T.PLAYING_TILES))
 TILE_RANK = tuple(T.rank(i) for i in range(T.PLAYING_TILES))
 # the parts of a reading's (unit index, suit, rank) set, and of a group fan's (suit, rank) set

@@ -13,7 +13,6 @@ Flowers are added after the 8-fan minimum is checked.
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_left
 from functools import lru_cache, reduce
 from itertools import chain, compress
 from operator import and_
@@ -23,7 +22,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
-from .fans import (FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, POSITIONS, RANK_TAGS, TILE_RANK, TILE_SUIT, Reading,
+from .fans import (FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, POSITIONS, RANK_TAGS, Reading,
                    tag_mask)
 from .options import MCROptions
 
@@ -111,10 +110,33 @@ _FLAG_BITS = tuple(tag_mask((tag,)) for tag in (
     "robbing_kong", "last_copy", "four_melds"))
 _HOW_WON = (tag_mask(("discard",)), tag_mask(("self_drawn",)))
 
+# The different tiles a hand holds as one integer, bit i for tile i (_held): the hand-wide facts
+# are then a few integer operations on it instead of passes over a list of its tiles.
+_TILE_BITS = tuple(1 << i for i in range(T.PLAYING_TILES))
+_SUIT_BITS = tuple(0x1FF << 9 * suit for suit in range(3))  # a number suit's nine tiles
+_WIND_BITS, _DRAGON_BITS = 0xF << 27, 0x7 << 31
+_SUIT_SETS = tuple(frozenset(suit for suit in range(3) if k >> suit & 1) for k in range(8))  # by bit per suit
 
-def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
+
+def _tags_by_byte() -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """_TAGS_OF_TILE ANDed over the tiles of each value of one byte of the held bits, as (shift,
+    table) per byte, so the AND over a hand's tiles is one lookup a byte."""
+    out = []
+    for shift in range(0, T.PLAYING_TILES, 8):
+        tiles = range(shift, min(shift + 8, T.PLAYING_TILES))
+        out.append((shift, tuple(reduce(and_, [_TAGS_OF_TILE[i] for i in tiles if v >> i - shift & 1], _ALL_TILE_TAGS)
+                                 for v in range(1 << len(tiles)))))
+    return tuple(out)
+
+
+_TAGS_BY_BYTE = _tags_by_byte()
+
+
+def _hand_tags(hand: Hand, ctx: WinContext, f: dict, held: int) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
-    tags = reduce(and_, map(_TAGS_OF_TILE.__getitem__, f["present"]), _ALL_TILE_TAGS)
+    tags = _ALL_TILE_TAGS
+    for shift, table in _TAGS_BY_BYTE:
+        tags &= table[held >> shift & 255]
     # hog: a tile held four times, not as a declared kong (standing tiles never form kongs)
     hog = bool(f["fours"]) and not set(f["fours"]) <= {m.first for m in hand.melds if m.kind == "kong"}
     flags = (f["honours"], f["winds"], f["dragons"], hog, f["nine_gates_shape"], f["concealed"],
@@ -125,27 +147,26 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
 
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, ...]) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9)."""
-    present = list(compress(range(T.PLAYING_TILES), counts))  # in tile order: number tiles first
-    n_numbers = bisect_left(present, T.NUMBER_TILES)
-    honours = n_numbers < len(present)
-    suits = frozenset(map(TILE_SUIT.__getitem__, present[:n_numbers]))
-    ranks = set(map(TILE_RANK.__getitem__, present[:n_numbers])) or {0}  # 1-9, or 0 for an all-honours hand
+    held = sum(compress(_TILE_BITS, counts))  # bit i for each tile i held (see _TILE_BITS)
+    suits = _SUIT_SETS[(held & _SUIT_BITS[0] > 0) | (held & _SUIT_BITS[1] > 0) << 1 | (held & _SUIT_BITS[2] > 0) << 2]
+    ranks = (held | held >> 9 | held >> 18) & 0x1FF  # bit r - 1 for each rank r held in any suit
+    honours = held >> T.NUMBER_TILES > 0
     facts = {
-        "present": frozenset(present),
-        "min_rank": min(ranks),
-        "max_rank": max(ranks),
+        "present": frozenset(compress(range(T.PLAYING_TILES), counts)),
+        "min_rank": (ranks & -ranks).bit_length(),  # 1-9, or 0 for an all-honours hand
+        "max_rank": ranks.bit_length(),
         "concealed": hand.is_concealed,
         "suits": suits,
         "honours": honours,
-        "winds": honours and present[n_numbers] <= 30,
-        "dragons": honours and present[-1] >= 31,
-        "fours": tuple(i for i in present if counts[i] == 4) if 4 in counts else (),
+        "winds": held & _WIND_BITS > 0,
+        "dragons": held & _DRAGON_BITS > 0,
+        "fours": tuple([i for i, n in enumerate(counts) if n == 4]) if 4 in counts else (),
         # 九莲宝灯 is one suit without honours, so other hands skip the shape test
         "nine_gates_shape": not honours and len(suits) == 1 and not hand.melds
                             and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
     }
-    facts["hand_tags"] = _hand_tags(hand, ctx, facts)
+    facts["hand_tags"] = _hand_tags(hand, ctx, facts, held)
     return facts
 
 
