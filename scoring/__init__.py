@@ -75,6 +75,6 @@ def _score_json(obj: Any, rules: Any, options: Any) -> dict:
     try:
         hand, ctx = hand_from_json(obj)
         # score_json keeps its own cache, so the rule set's cache of Result objects is skipped
-        return get_ruleset(rules).score_uncached(hand, ctx, options).to_json()
+        return get_ruleset(rules).score_json_uncached(hand, ctx, options)
     except ScoringError as e:
         return e.to_json()

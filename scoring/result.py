@@ -17,6 +17,7 @@ signed amount per seat and sums to zero (all zero when the hand does not score).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any, NamedTuple
@@ -45,19 +46,25 @@ class FanScore(NamedTuple):
         return list(chain.from_iterable(self.groups))
 
     def to_json(self) -> dict[str, Any]:
-        key, zh, en, points, count, groups, provisional = self  # one unpacking, not seven lookups
-        out: dict[str, Any] = {
-            "key": key,
-            "zh": zh,
-            "en": en,
-            "points": points,
-            "count": count,
-            "tiles": list(chain.from_iterable(groups)),
-            "groups": list(map(list, groups)),
-        }
-        if provisional:
-            out["provisional"] = True
-        return out
+        return fan_json(*self)
+
+
+def fan_json(key: str, zh: str, en: str, points: int, count: int, groups: tuple[tuple[str, ...], ...],
+             provisional: bool = False) -> dict[str, Any]:
+    """The JSON form of one fan, from FanScore's fields (FanScore.to_json, and rule sets that write
+    a result's JSON without building the objects, see RuleSet.evaluate_json)."""
+    out: dict[str, Any] = {
+        "key": key,
+        "zh": zh,
+        "en": en,
+        "points": points,
+        "count": count,
+        "tiles": list(chain.from_iterable(groups)),
+        "groups": list(map(list, groups)),
+    }
+    if provisional:
+        out["provisional"] = True
+    return out
 
 
 @dataclass(frozen=True)
@@ -86,16 +93,25 @@ class Result:
         return next((f for f in self.fans if f.key == key), None)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "ok": True,
-            "rules": self.rules,
-            "winning": self.winning,
-            "reason": self.reason,
-            "fans": [f.to_json() for f in self.fans],
-            "breakdown": self.breakdown,
-            "total": self.total,
-            "flowers": self.flowers,
-            "minimum_met": self.minimum_met,
-            "payments": dict(self.payments),
-            "sets": list(map(list, self.sets)),
-        }
+        return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,
+                           self.flowers, self.minimum_met, self.payments, self.breakdown, self.sets)
+
+
+def result_json(rules: str, winning: bool, reason: str | None, fans: Sequence[dict[str, Any]], total: int,
+                flowers: int, minimum_met: bool, payments: dict[str, int], breakdown: dict[str, Any],
+                sets: tuple[tuple[str, ...], ...] = ()) -> dict[str, Any]:
+    """The JSON form of a result, from Result's fields with the fans already in JSON form (fan_json);
+    shared like fan_json."""
+    return {
+        "ok": True,
+        "rules": rules,
+        "winning": winning,
+        "reason": reason,
+        "fans": list(fans),
+        "breakdown": breakdown,
+        "total": total,
+        "flowers": flowers,
+        "minimum_met": minimum_met,
+        "payments": dict(payments),
+        "sets": list(map(list, sets)),
+    }

@@ -203,3 +203,21 @@ def test_notation_round_trip_on_generated_hands():
         hand, ctx = scoring.hand_from_json(obj)
         text = scoring.to_notation(hand, ctx)
         assert scoring.parse_notation(text) == (hand, ctx), text
+
+
+@pytest.mark.parametrize("rules", scoring.available_rulesets())
+def test_score_json_is_the_results_json(rules):
+    """score_json writes the JSON straight from the scoring where a rule set can
+    (RuleSet.evaluate_json); it must be exactly the Result's to_json(), winning or not."""
+    from tests.handgen import hand_corpus
+
+    ruleset = scoring.get_ruleset(rules)
+    for n, obj in enumerate(hand_corpus(11, 200)):
+        if n % 4 == 0:  # some hands that do not win: the winning tile swapped for another
+            obj = obj | {"winning_tile": "1z" if obj["winning_tile"] != "1z" else "9m"}
+        try:
+            hand, ctx = scoring.hand_from_json(obj)
+            expected = ruleset.score_uncached(hand, ctx).to_json()
+        except scoring.ScoringError as e:
+            expected = e.to_json()
+        assert scoring._score_json(obj, rules, None) == expected, obj

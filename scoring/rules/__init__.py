@@ -25,6 +25,10 @@ It defines ``RULESET = RuleSet(...)`` with:
   ``payments`` for all four seats (E, S, W, N) summing to zero, and a rule-set specific
   ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
   that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
+- optionally ``evaluate_json(hand, context, options) -> dict``: exactly ``evaluate(...).to_json()``,
+  written without building the Result (``scoring.result.fan_json`` / ``result_json`` give the
+  forms); ``score_json`` uses it, since every fresh hand it scores would build and then serialise
+  the objects.
 
 The core already validated: tile codes, copies, tile count, meld shapes, flowers, winds and the
 flags against each other and the tiles (``scoring.hand``).  ``WinContext`` carries ``dealer`` and
@@ -57,6 +61,8 @@ class RuleSet:
     evaluate: Callable[[Hand, WinContext, Any], Result] = field(repr=False)
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
     summary: Callable[[Result], str] | None = field(default=None, repr=False)
+    # optional: evaluate(...).to_json() without the Result objects (see the contract above)
+    evaluate_json: Callable[[Hand, WinContext, Any], dict] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:
@@ -104,6 +110,14 @@ class RuleSet:
     def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
         check_consistent(hand, context)
         return self.evaluate(hand, context, options)
+
+    def score_json_uncached(self, hand: Hand, context: WinContext, options: Any = None) -> dict:
+        """`score_uncached(...).to_json()`, through evaluate_json where the rule set has one."""
+        options = self.make_options(options)
+        check_consistent(hand, context)
+        if self.evaluate_json is not None:
+            return self.evaluate_json(hand, context, options)
+        return self.evaluate(hand, context, options).to_json()
 
 
 def available_rulesets() -> list[str]:

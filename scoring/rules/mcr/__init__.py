@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import RuleSet
 from .fans import FANS
 from .options import MCROptions
-from .scorer import evaluate
+from .scorer import evaluate, evaluate_json
 
 RULESET = RuleSet(
     name="mcr",
@@ -13,4 +13,5 @@ RULESET = RuleSet(
     options_type=MCROptions,
     fans=tuple(FANS),
     evaluate=evaluate,
+    evaluate_json=evaluate_json,
 )

@@ -13,6 +13,7 @@ Flowers are added after the 8-fan minimum is checked.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from functools import lru_cache, reduce
 from itertools import chain, compress
 from operator import and_
@@ -21,7 +22,7 @@ from ... import tiles as T
 from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
-from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result
+from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result, fan_json, result_json
 from .fans import (FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, POSITIONS, RANK_TAGS, Reading,
                    tag_mask)
 from .options import MCROptions
@@ -283,9 +284,10 @@ def score_decomposition(d: Decomposition, s: Situation) -> list[tuple[Fan, Hit]]
     return kept
 
 
-def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) -> list[FanScore]:
+def _fan_groups(unit_codes: list[tuple[str, ...]],
+                kept: list[tuple[Fan, Hit]]) -> list[tuple[Fan, list[tuple[str, ...]]]]:
     """The kept fans (in table order, as _settle leaves them, so a fan's hits are neighbours) with
-    their tiles, one entry per fan."""
+    their tiles, one entry per fan: (the fan, a group of tiles per hit)."""
     entries: list[tuple[Fan, list[tuple[str, ...]]]] = []
     every_unit = POSITIONS[len(unit_codes)]  # the very tuple whole-hand hits hold, so == is an identity test
     whole: tuple[str, ...] = ()  # the whole hand's tiles, shared by the whole-hand fans
@@ -302,7 +304,7 @@ def _fan_scores(unit_codes: list[tuple[str, ...]], kept: list[tuple[Fan, Hit]]) 
             entries[-1][1].append(group)
         else:
             entries.append((fan, [group]))
-    return [FanScore(fan.key, fan.zh, fan.en, fan.points, len(g), tuple(g)) for fan, g in entries]
+    return entries
 
 
 def payments(ctx: WinContext, total: int, base: int) -> dict[str, int]:
@@ -352,12 +354,23 @@ def _placement_rank(d: Decomposition) -> int:
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
+    return _evaluate(hand, ctx, options, FanScore, Result)
+
+
+def evaluate_json(hand: Hand, ctx: WinContext, options: MCROptions) -> dict:
+    """evaluate(...).to_json(), written straight from the scoring (see RuleSet.evaluate_json)."""
+    return _evaluate(hand, ctx, options, fan_json, result_json)
+
+
+def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callable, make_result: Callable):
+    """Score a hand; the result is made by make_result from Result's fields, each fan by make_fan
+    from FanScore's (the objects themselves, or their JSON forms)."""
     ctx = derive_context(hand, ctx)
     flowers = len(hand.flowers)
     decs = decompositions(hand)
     if not decs:
-        return Result("mcr", False, NOT_WINNING, (), 0, flowers, False,
-                      breakdown={"fan_total": 0, "flower_points": flowers, "base": options.base})
+        return make_result("mcr", False, NOT_WINNING, (), 0, flowers, False, dict(NO_PAYMENTS),
+                           {"fan_total": 0, "flower_points": flowers, "base": options.base})
     s = Situation(hand, ctx, options, hand.counts, _facts(hand, ctx, options, hand.counts))
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
@@ -372,23 +385,15 @@ def evaluate(hand: Hand, ctx: WinContext, options: MCROptions) -> Result:
         best_kept, best_d = min(tied, key=lambda c: _preference(c[1])) if len(tied) > 1 else tied[0]
     best_total = sum([f.points for f, _ in best_kept])
     unit_codes = [u.codes for u in best_d.units]
-    fans = _fan_scores(unit_codes, best_kept)
+    fans = [make_fan(fan.key, fan.zh, fan.en, fan.points, len(groups), tuple(groups))
+            for fan, groups in _fan_groups(unit_codes, best_kept)]
     if flowers:
         flower = BY_KEY["flower_tiles"]
-        fans.append(FanScore(flower.key, flower.zh, flower.en, flower.points, flowers,
+        fans.append(make_fan(flower.key, flower.zh, flower.en, flower.points, flowers,
                              tuple((c,) for c in hand.flowers)))
     total = best_total + flowers
     met = best_total >= options.minimum
-    return Result(
-        rules="mcr",
-        winning=met,
-        reason=None if met else BELOW_MINIMUM,
-        fans=tuple(fans),
-        total=total,
-        flowers=flowers,
-        minimum_met=met,
-        payments=payments(ctx, total, options.base) if met else dict(NO_PAYMENTS),
-        breakdown={"fan_total": best_total, "flower_points": flowers, "base": options.base,
-                   "form": best_d.form},
-        sets=tuple(unit_codes),
-    )
+    return make_result("mcr", met, None if met else BELOW_MINIMUM, tuple(fans), total, flowers, met,
+                       payments(ctx, total, options.base) if met else dict(NO_PAYMENTS),
+                       {"fan_total": best_total, "flower_points": flowers, "base": options.base, "form": best_d.form},
+                       tuple(unit_codes))
