@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import lru_cache
-from itertools import combinations
+from itertools import combinations, combinations_with_replacement
 from operator import itemgetter
 
 from ... import tiles as T
@@ -990,3 +990,21 @@ HONOUR_PUNG_TAGS = tuple(tuple(tag_mask((*(("wind_pung",) if w else ()), *(("win
                                          *(("dragon_pung",) if d else ()), *(("dragons2",) if d >= 2 else ())))
                                for d in range(4)) for w in range(5))
 
+
+
+def _precompute_group_hits() -> None:
+    """Fill group_hits' cache with every shape of two or three sets (some 1,600 shapes, ~10 ms
+    when the rule set loads): fresh hands keep meeting shapes not seen before, and working one out
+    while scoring costs as much as the rest of the reading.  The cache holds every shape there is
+    (about 12,000 with those of four sets, which are left to first use), so none is evicted."""
+    chows = [(0, suit, rank) for suit in range(3) for rank in range(1, 8)]
+    pungs = [(0, suit, rank) for suit in range(3) for rank in range(1, 10)]
+    for size in (2, 3):
+        # as Reading lists them: chows (which may repeat) by tile, pungs of different tiles by rank
+        for sets in combinations_with_replacement(chows, size):
+            group_hits("chows", _shape(sets))
+        for sets in combinations(pungs, size):
+            group_hits("number_pungs", _shape(tuple(sorted(sets, key=_unit_rank_of))))
+
+
+_precompute_group_hits()
