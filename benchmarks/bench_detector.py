@@ -201,6 +201,7 @@ def main(argv: list[str] | None = None) -> int:
     ours, peer = Ours(args.model), Peer()
     our_tiles = frozenset((*TILE_CODES, "back"))
     seconds = {"ours": [], "peer": []}
+    set_latency = []  # (set, p50 ours, p50 peer): the photo shape changes what rect inference saves
     rows = []
     for spec in args.scenes:
         name, _, folder = spec.partition("=")
@@ -208,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = {d.name: timed_run(d, images, name) for d in (ours, peer)}
         for key, run in runs.items():
             seconds[key] += run.seconds
+        set_latency.append((name, *(statistics.median(runs[k].seconds) for k in ("ours", "peer"))))
         ours_all, per_class = mean_ap(our_tiles, runs["ours"].predictions, truths)
         ours_shared, _ = mean_ap(SHARED_CODES, runs["ours"].predictions, truths)
         peer_shared, _ = mean_ap(SHARED_CODES, runs["peer"].predictions, truths)
@@ -227,6 +229,7 @@ def main(argv: list[str] | None = None) -> int:
         runs = {d.name: timed_run(d, images, "crops") for d in (ours, peer)}
         for key, run in runs.items():
             seconds[key] += run.seconds
+        set_latency.append(("crops", *(statistics.median(runs[k].seconds) for k in ("ours", "peer"))))
         predicted = {k: [top_tile(p) for p in r.predictions] for k, r in runs.items()}
         ours_all, n_all = accuracy(predicted["ours"], truth, frozenset(TILE_CODES))
         ours_shared, n_shared = accuracy(predicted["ours"], truth, SHARED_CODES)
@@ -237,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     fmt = lambda v: "-" if np.isnan(v) else f"{v:.3f}"  # noqa: E731
     for label, a, b, c in rows:
         print(f"{label:<52} {fmt(a):>9} {fmt(b):>9} {fmt(c):>9}")
+    for name, p50_ours, p50_peer in set_latency:
+        print(f"latency p50 {name}: ours {p50_ours * 1e3:.1f} ms, peer {p50_peer * 1e3:.1f} ms, "
+              f"ratio {p50_ours / p50_peer:.2f}")
     if seconds["ours"]:
         p50_ours, p50_peer = statistics.median(seconds["ours"]), statistics.median(seconds["peer"])
         print(f"latency p50: ours {p50_ours * 1e3:.1f} ms, peer {p50_peer * 1e3:.1f} ms, "
