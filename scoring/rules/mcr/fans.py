@@ -195,8 +195,15 @@ def whole_hand(r: Reading, s: Situation, fan_key: str = "") -> bool:
     return r.form == SEVEN_PAIRS and not (s.options.strict_1998_pairs and fan_key in SET_BASED_TILE_FANS)
 
 
-def _only(s: Situation, allowed) -> bool:
-    return s.facts["present"] <= allowed
+def _only(s: Situation, allowed: frozenset[int]) -> bool:
+    """Every tile the hand holds is one of `allowed` (tile indices)."""
+    return not s.facts["held"] & ~_bits(allowed)
+
+
+@lru_cache(maxsize=None)
+def _bits(tiles: frozenset[int]) -> int:
+    """Tile indices as the bits of the hand's `held` fact (bit i for tile i)."""
+    return sum(1 << i for i in tiles)
 
 
 def _ranks_within(s: Situation, low: int, high: int) -> bool:
@@ -458,7 +465,7 @@ def _thirteen_orphans(r, s):
      excludes=("all_pungs", "outside_hand", "all_terminals_and_honours", "double_pung", "no_honours",
                "pung_of_terminals_or_honours"))
 def _all_terminals(r, s):
-    ok = whole_hand(r, s, "all_terminals") and all(T.is_terminal(i) for i in s.facts["present"])
+    ok = whole_hand(r, s, "all_terminals") and _only(s, TERMINALS)
     return r.whole if ok else NONE
 
 
@@ -538,9 +545,8 @@ def _three_kongs(r, s):
 @fan("all_terminals_and_honours", "混幺九", "All Terminals and Honours", 32, needs=("whole_hand", "honours", "only_terminals_honours"),
      excludes=("all_pungs", "outside_hand", "pung_of_terminals_or_honours"))
 def _all_terminals_and_honours(r, s):
-    present = s.facts["present"]
     ok = (whole_hand(r, s, "all_terminals_and_honours") and s.facts["honours"] and s.facts["suits"]
-          and all(T.is_terminal_or_honour(i) for i in present))
+          and _only(s, ONLY_TAGS["only_terminals_honours"]))
     return r.whole if ok else NONE
 
 

@@ -111,8 +111,8 @@ _FLAG_BITS = tuple(tag_mask((tag,)) for tag in (
     "robbing_kong", "last_copy", "four_melds"))
 _HOW_WON = (tag_mask(("discard",)), tag_mask(("self_drawn",)))
 
-# The different tiles a hand holds as one integer, bit i for tile i (_held): the hand-wide facts
-# are then a few integer operations on it instead of passes over a list of its tiles.
+# The different tiles a hand holds as one integer, bit i for tile i (the `held` fact): the
+# hand-wide facts are then a few integer operations on it instead of passes over a list of its tiles.
 _TILE_BITS = tuple(1 << i for i in range(T.PLAYING_TILES))
 _SUIT_BITS = tuple(0x1FF << 9 * suit for suit in range(3))  # a number suit's nine tiles
 _WIND_BITS, _DRAGON_BITS = 0xF << 27, 0x7 << 31
@@ -133,11 +133,11 @@ def _tags_by_byte() -> tuple[tuple[int, tuple[int, ...]], ...]:
 _TAGS_BY_BYTE = _tags_by_byte()
 
 
-def _hand_tags(hand: Hand, ctx: WinContext, f: dict, held: int) -> int:
+def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     """The hand's tags, matched with the readings' against each fan's `needs` (see fans.NEEDS)."""
     tags = _ALL_TILE_TAGS
     for shift, table in _TAGS_BY_BYTE:
-        tags &= table[held >> shift & 255]
+        tags &= table[f["held"] >> shift & 255]
     # hog: a tile held four times, not as a declared kong (standing tiles never form kongs)
     hog = bool(f["fours"]) and not set(f["fours"]) <= {m.first for m in hand.melds if m.kind == "kong"}
     flags = (f["honours"], f["winds"], f["dragons"], hog, f["nine_gates_shape"], f["concealed"],
@@ -147,13 +147,13 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict, held: int) -> int:
 
 
 def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, ...]) -> dict:
-    """Per-hand values the predicates share (tile indices; ranks 1-9)."""
+    """Per-hand values the predicates share (tile indices; ranks 1-9; `held`: the tiles held, as bits)."""
     held = sum(compress(_TILE_BITS, counts))  # bit i for each tile i held (see _TILE_BITS)
     suits = _SUIT_SETS[(held & _SUIT_BITS[0] > 0) | (held & _SUIT_BITS[1] > 0) << 1 | (held & _SUIT_BITS[2] > 0) << 2]
     ranks = (held | held >> 9 | held >> 18) & 0x1FF  # bit r - 1 for each rank r held in any suit
     honours = held >> T.NUMBER_TILES > 0
     facts = {
-        "present": frozenset(compress(range(T.PLAYING_TILES), counts)),
+        "held": held,
         "min_rank": (ranks & -ranks).bit_length(),  # 1-9, or 0 for an all-honours hand
         "max_rank": ranks.bit_length(),
         "concealed": hand.is_concealed,
@@ -167,7 +167,7 @@ def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, 
                             and _nine_gates_shape(hand.concealed),
         "count_waits": lambda: wait_count(hand, limit=2, dead=options.dead_wait_counts),
     }
-    facts["hand_tags"] = _hand_tags(hand, ctx, facts, held)
+    facts["hand_tags"] = _hand_tags(hand, ctx, facts)
     return facts
 
 
