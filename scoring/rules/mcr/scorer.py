@@ -86,8 +86,8 @@ def _fans_for(tags: int) -> tuple[Fan, ...]:
 def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     """Normalise derivable facts: 和绝张 when the other three copies are in the winner's own
     melds; no 杠上开花 without a kong."""
-    in_melds = sum(m.tiles.count(hand.winning_tile) for m in hand.melds)
-    last_copy = ctx.last_copy or in_melds == 3
+    win = T.INDEX[hand.winning_tile]
+    last_copy = ctx.last_copy or hand.counts[win] - hand.standing[win] == 3  # copies in the melds
     kong_replacement = ctx.kong_replacement and any(m.kind == "kong" for m in hand.melds)
     if (last_copy, kong_replacement) != (ctx.last_copy, ctx.kong_replacement):
         ctx = dataclasses.replace(ctx, last_copy=last_copy, kong_replacement=kong_replacement)
