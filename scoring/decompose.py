@@ -41,7 +41,8 @@ class Unit(NamedTuple):
     """One part of a decomposition.
 
     kind: chow | pung | kong | pair | knitted (e.g. 1-4-7m of 组合龙) | single (a lone tile of
-    全不靠 or 十三幺).  `tile` is the lowest tile index; `tiles` all of them.  `declared` is true
+    全不靠 or 十三幺).  `tile` is the lowest tile index; `tiles` all of them, `codes` the same as
+    tile codes (what results list: every scored hand lists its units).  `declared` is true
     for the player's melds (`meld` is then its index in Hand.melds, else -1); `concealed` is false
     only for exposed melds.  A pung of concealed tiles completed by a discard is concealed here;
     see `Decomposition.unit_is_concealed`.
@@ -50,6 +51,7 @@ class Unit(NamedTuple):
     kind: str
     tile: int
     tiles: tuple[int, ...]
+    codes: tuple[str, ...]
     declared: bool = False
     concealed: bool = True
     meld: int = -1
@@ -57,16 +59,6 @@ class Unit(NamedTuple):
     @property
     def is_set(self) -> bool:
         return self.kind in SET_KINDS
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        return _codes_of(self.tiles)
-
-
-@lru_cache(maxsize=None)
-def _codes_of(tiles: tuple[int, ...]) -> tuple[str, ...]:
-    """Tile codes of a unit's tile indices; units repeat, so each tuple is made once."""
-    return tuple(map(T.TILE_CODES.__getitem__, tiles))
 
 
 class Decomposition(NamedTuple):
@@ -93,11 +85,11 @@ def _unit(kind: str, tile: int) -> Unit:
         tiles = (tile, tile + 3, tile + 6)
     else:
         tiles = (tile,) * {"pung": 3, "kong": 4, "pair": 2, "single": 1}[kind]
-    return Unit(kind, tile, tiles)
+    return Unit(kind, tile, tiles, tuple(map(T.TILE_CODES.__getitem__, tiles)))
 
 
 def meld_unit(m: Meld, index: int) -> Unit:
-    return Unit(m.kind, m.first, m.indices, True, m.concealed, index)
+    return Unit(m.kind, m.first, m.indices, m.tiles, True, m.concealed, index)
 
 
 # One suit holds at most four sets (12 tiles) besides a pair, so every way its nine counts can

@@ -131,7 +131,7 @@ def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
         ranks = {T.rank(i) for i in range(9 * suit, 9 * suit + 9) if counts[i]}
         if not any(ranks <= set(line) for line in SUJI_LINES):
             return []
-    units = tuple(CoreUnit("single", i, (i,)) for i, n in enumerate(counts) if n)
+    units = tuple(CoreUnit("single", i, (i,), (T.code(i),)) for i, n in enumerate(counts) if n)
     win = T.INDEX[hand.winning_tile]
     return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win), win)]
 
