@@ -997,9 +997,8 @@ HONOUR_PUNG_TAGS = tuple(tuple(tag_mask((*(("wind_pung",) if w else ()), *(("win
                                for d in range(4)) for w in range(5))
 
 
-
 def _precompute_group_hits() -> None:
-    """Fill group_hits' cache with every shape of two or three sets (some 1,600 shapes, ~10 ms
+    """Fill group_hits' cache with every shape of two or three sets (some 1,600 shapes, ~12 ms
     when the rule set loads): fresh hands keep meeting shapes not seen before, and working one out
     while scoring costs as much as the rest of the reading.  The cache holds every shape there is
     (about 12,000 with those of four sets, which are left to first use), so none is evicted."""
