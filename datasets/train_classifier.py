@@ -151,10 +151,11 @@ def cached(name: str, build) -> CropSet:
     return crops
 
 
-def training_crops(scenes_per_set: int) -> CropSet:
-    """Synthetic training crops (hand photos, synth-v3 and synth-v2; gnome-smooth is held
-    out of all three) with not-a-tile boxes, plus the real training crops, repeated."""
-    sets = {"synth-hand": None, "synth-v3": scenes_per_set, "synth-v2": scenes_per_set}
+def training_crops(scenes_per_set: int, hand_sets: list[str]) -> CropSet:
+    """Synthetic training crops (every scene of the `hand_sets` hand-photo renders, the first
+    `scenes_per_set` of synth-v3 and synth-v2; gnome-smooth is held out of all of them) with
+    not-a-tile boxes, plus the real training crops, repeated."""
+    sets = {**dict.fromkeys(hand_sets), "synth-v3": scenes_per_set, "synth-v2": scenes_per_set}
     parts = [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px", lambda name=name, limit=limit: scene_crops(
         CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"crops {name}", NEGATIVES_PER_TILE))
         for name, limit in sets.items()]
@@ -305,7 +306,7 @@ def train(args) -> int:
     torch.set_num_threads(args.threads)
     run = args.run_dir
     run.mkdir(parents=True, exist_ok=True)
-    data = training_crops(args.scenes)
+    data = training_crops(args.scenes, args.hand_sets.split(","))
     evals = evaluation_sets(args.eval_scenes)
     print(f"training crops: {len(data.labels)} (incl. real x{REAL_REPEAT}); "
           + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
@@ -408,6 +409,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--batch", type=int, default=256)
     t.add_argument("--lr", type=float, default=4e-3)
     t.add_argument("--scenes", type=int, default=2700, help="training scenes taken from each synthetic set")
+    t.add_argument("--hand-sets", default="synth-hand,synth-hand-real",
+                   help="hand-photo render sets under /work/cache taken whole (comma-separated)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
