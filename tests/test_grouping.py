@@ -82,6 +82,16 @@ def test_felt_read_as_a_tile_back_between_melds_is_not_used():
     assert any("fit no concealed kong" in w for w in layout.warnings)
 
 
+def test_a_tile_read_as_a_flower_inside_the_row_stays_in_the_hand():
+    codes = CONCEALED_11[:5] + ["2f"] + CONCEALED_11[6:] + ["5z"]
+    row = row_detections(RowSpec(codes, gaps_after={10: 20}))
+    flower = Detection((10, 100, 50, 156), "3f", 0.9, (("3f", 0.9),))  # set apart, far from the row
+    layout = group_tiles(row + [flower])
+    assert codes_of(layout.tiles, layout.concealed) == codes[:11]
+    assert codes_of(layout.tiles, layout.flowers) == ["3f"]
+    assert any("read as flowers lie inside a row" in w for w in layout.warnings)
+
+
 def test_kongs_without_boxes_two_down_four_down_and_exposed():
     concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["7s"], gaps_after={3: 20}))
     melds = row_detections(

@@ -118,6 +118,13 @@ def test_two_flowers_read_alike_take_the_most_probable_distinct_codes():
     assert [t.code for t in flowers] == ["1f", "2f"] and all(t.uncertain for t in flowers)
 
 
+def test_a_hand_tile_misread_as_a_flower_takes_its_best_playing_code():
+    probs = {7: (("2f", 0.5), ("8s", 0.4), ("8p", 0.1))}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == []
+
+
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
     row = row_detections(RowSpec(CONCEALED + ["7z"]))
     result = read_detections(row, rules=RULES)

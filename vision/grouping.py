@@ -30,6 +30,7 @@ FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 LINK_GAP = 1.6  # neighbours further apart than this (in the wider box's widths: a tile cut off by
 # the photo's edge has a narrow box) are not in the same row
 SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
+HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
 WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
@@ -143,6 +144,10 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         rows = [_Row(kept, row.direction) for row in rows
                 if (kept := [i for i in row.members if i not in lone_backs])]
         warnings.append(f"{len(lone_backs)} face-down box(es) that fit no concealed kong were not used")
+    misread = _flowers_inside_rows(tiles, rows, flowers)
+    if misread:
+        flowers = [i for i in flowers if i not in misread]
+        warnings.append(f"{len(misread)} tile(s) read as flowers lie inside a row of the hand and were read as hand tiles")
     # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
     # wide box in the concealed row (a tile seen from its side) must not make a meld.
     use_sideways = not any(b.code == MELD_EXPOSED for b in group_boxes)
@@ -410,6 +415,29 @@ def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int
         for k in range(4)
     }
     return [i for n, i in enumerate(row) if faces[n] == "B" and n not in in_kong]
+
+
+def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: list[int]) -> list[int]:
+    """Flower-read tiles that fill a tile-sized hole between two touching tiles of a row, put
+    into that row (in place). Players set their flowers apart, so such a tile is a hand tile
+    the detector misread."""
+    inside = []
+    for f in flowers:
+        for row in rows:
+            d = row.direction
+            for n, (a, b) in enumerate(zip(row.members, row.members[1:])):
+                level = all(
+                    _vertical_overlap(tiles[f], tiles[j]) >= MIN_VERTICAL_OVERLAP * min(tiles[f].height, tiles[j].height)
+                    for j in (a, b)
+                )
+                if (level and _gap_along(tiles[a], tiles[b], d) >= HOLE
+                        and max(_gap_along(tiles[a], tiles[f], d), _gap_along(tiles[f], tiles[b], d)) <= SPLIT_GAP):
+                    row.members.insert(n + 1, f)
+                    inside.append(f)
+                    break
+            if f in inside:
+                break
+    return inside
 
 
 def _order_row(tiles: Sequence[Detection], members: list[int]) -> _Row:
