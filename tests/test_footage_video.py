@@ -16,6 +16,7 @@ from vision.footage import FootageSettings, events_from_readings, process_video,
 
 RECORDED = Path(__file__).resolve().parent / "data" / "footage_readings.json"
 EVERY = 0.5
+READABLE_SEEDS = range(1, 7)
 
 
 def test_recorded_pipeline_readings_give_exactly_one_event_at_the_right_time():
@@ -30,29 +31,32 @@ def test_recorded_pipeline_readings_give_exactly_one_event_at_the_right_time():
     assert events[0].score["ok"] and events[0].score["winning"]
 
 
-def require_detector_reads(video) -> None:
-    """Skip unless the shipped detector reads the video's finished hand from a still frame:
-    this test is about the video path around the detector (the footage logic itself is tested
-    above and in test_footage.py; reading accuracy in the pipeline's own tests and benchmarks)."""
+def readable_match_video(tmp_path: Path):
+    """The first of a few rendered match videos whose finished hand the shipped detector reads
+    from a still frame; skip if it reads none. This test is about the video path around the
+    detector (the footage logic itself is tested above and in test_footage.py; reading accuracy
+    in the pipeline's own tests and benchmarks)."""
     import cv2
     import numpy as np
 
     from vision.pipeline import read_photo
 
-    capture = cv2.VideoCapture(str(video.path))
-    capture.set(cv2.CAP_PROP_POS_MSEC, (video.appears + 1.0) * 1000)
-    ok, frame = capture.read()
-    capture.release()
-    assert ok
-    hand = read_photo(np.ascontiguousarray(frame[:, :, ::-1])).hand
-    if hand is None or not same_tiles(hand, video.hand):
-        pytest.skip("the shipped detector does not read the rendered hand in a still frame")
+    for seed in READABLE_SEEDS:
+        video = write_match_video(tmp_path / f"match{seed}.mp4", seed=seed)
+        capture = cv2.VideoCapture(str(video.path))
+        capture.set(cv2.CAP_PROP_POS_MSEC, (video.appears + 1.0) * 1000)
+        ok, frame = capture.read()
+        capture.release()
+        assert ok
+        hand = read_photo(np.ascontiguousarray(frame[:, :, ::-1])).hand
+        if hand is not None and same_tiles(hand, video.hand):
+            return video
+    pytest.skip(f"the shipped detector reads none of the rendered hands of seeds {READABLE_SEEDS}")
 
 
 @pytest.mark.slow
 def test_rendered_match_video_gives_one_event_with_an_annotated_frame(tmp_path):
-    video = write_match_video(tmp_path / "match.mp4", seed=1)
-    require_detector_reads(video)
+    video = readable_match_video(tmp_path)
     timeline = process_video(video.path, FootageSettings(every=EVERY), frames_dir=tmp_path / "frames",
                              progress=False)
     assert timeline.error is None
