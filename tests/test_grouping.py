@@ -92,6 +92,16 @@ def test_a_tile_read_as_a_flower_inside_the_row_stays_in_the_hand():
     assert any("read as flowers lie inside a row" in w for w in layout.warnings)
 
 
+def test_a_misread_flower_laid_with_the_flowers_is_a_flower():
+    # 3f 4f and a flower read as 6z lie together at the left of the row, apart from the hand.
+    row = row_detections(RowSpec(["3f", "4f", "6z"] + CONCEALED_11 + ["5z", "5z"], gaps_after={2: 30, 14: 20},
+                                 probs={2: (("6z", 0.6), ("6f", 0.3), ("4f", 0.1))}))
+    layout = group_tiles(row)
+    assert codes_of(layout.tiles, layout.flowers) == ["3f", "4f", "6z"]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 + ["5z"]
+    assert any("set apart with the flowers" in w for w in layout.warnings)
+
+
 def test_kongs_without_boxes_two_down_four_down_and_exposed():
     concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["7s"], gaps_after={3: 20}))
     melds = row_detections(

@@ -125,6 +125,14 @@ def test_a_hand_tile_misread_as_a_flower_takes_its_best_playing_code():
     assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == []
 
 
+def test_a_flower_misread_as_an_honour_beside_the_flowers_reads_as_a_flower():
+    tiles = row_detections(RowSpec(["3f", "6z"], origin=(10, 300), probs={1: (("6z", 0.6), ("6f", 0.3), ("4f", 0.1))}))
+    tiles += row_detections(RowSpec(CONCEALED + ["7z"], origin=(130, 300), gaps_after={12: 20}))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == ["3f", "6f"]
+
+
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
     row = row_detections(RowSpec(CONCEALED + ["7z"]))
     result = read_detections(row, rules=RULES)

@@ -148,6 +148,12 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     if misread:
         flowers = [i for i in flowers if i not in misread]
         warnings.append(f"{len(misread)} tile(s) read as flowers lie inside a row of the hand and were read as hand tiles")
+    with_flowers = _set_apart_with_flowers(tiles, rows, flowers)
+    if with_flowers:
+        rows = [_Row(kept, row.direction) for row in rows
+                if (kept := [i for i in row.members if i not in with_flowers])]
+        flowers += with_flowers
+        warnings.append(f"{len(with_flowers)} tile(s) set apart with the flowers were read as flowers")
     # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
     # wide box in the concealed row (a tile seen from its side) must not make a meld.
     use_sideways = not any(b.code == MELD_EXPOSED for b in group_boxes)
@@ -438,6 +444,28 @@ def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: 
             if f in inside:
                 break
     return inside
+
+
+def _set_apart_with_flowers(tiles: Sequence[Detection], rows: list[_Row], flowers: list[int]) -> list[int]:
+    """Tiles at a row's end, apart from the row but touching a flower, whose readings include a
+    flower: players lay their flowers together, away from the hand, so such a tile is one."""
+    def touches_flower(i: int) -> bool:
+        return any(
+            _vertical_overlap(tiles[i], tiles[f]) >= MIN_VERTICAL_OVERLAP * min(tiles[i].height, tiles[f].height)
+            and _horizontal_gap(tiles[i], tiles[f]) <= SPLIT_GAP * max(tiles[i].width, tiles[f].width)
+            for f in flowers
+        )
+
+    found = []
+    for row in rows:
+        m, d = row.members, row.direction
+        if len(m) < 3:
+            continue
+        for end, gap in ((m[0], _gap_along(tiles[m[0]], tiles[m[1]], d)), (m[-1], _gap_along(tiles[m[-2]], tiles[m[-1]], d))):
+            could_be = any(code in FLOWER_CODES for code, _ in tiles[end].alternatives)
+            if gap > SPLIT_GAP and could_be and touches_flower(end):
+                found.append(end)
+    return found
 
 
 def _order_row(tiles: Sequence[Detection], members: list[int]) -> _Row:
