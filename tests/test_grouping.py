@@ -102,6 +102,14 @@ def test_a_misread_flower_laid_with_the_flowers_is_a_flower():
     assert any("set apart with the flowers" in w for w in layout.warnings)
 
 
+def test_a_sideways_tile_overrules_a_concealed_kong_box():
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380), sideways={1}))
+    layout = group_tiles(concealed + kong + [group_box(kong, "kong_concealed")])
+    assert _meld_codes(layout) == [(["2s"] * 4, False)]
+    assert layout.tiles[layout.melds[0].claimed].width > layout.tiles[layout.melds[0].claimed].height
+
+
 def test_kongs_without_boxes_two_down_four_down_and_exposed():
     concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["7s"], gaps_after={3: 20}))
     melds = row_detections(

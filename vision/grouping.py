@@ -579,8 +579,11 @@ def _segment_meld(
     """A meld: a run inside a grouping box, a kong with face-down tiles, or (with `use_sideways`)
     a run of 3-4 with a sideways (claimed) tile."""
     if box is not None:
-        concealed = box.code == KONG_CONCEALED or (len(seg) == 4 and any(tiles[i].code == BACK for i in seg))
-        return MeldLayout(tuple(seg), concealed, None if concealed else _sideways_tile(tiles, seg, d), True)
+        face_down = len(seg) == 4 and any(tiles[i].code == BACK for i in seg)
+        claimed = None if face_down else _sideways_tile(tiles, seg, d)
+        # A concealed kong has no claimed tile: a sideways one overrules a concealed-kong box.
+        concealed = face_down or (box.code == KONG_CONCEALED and claimed is None)
+        return MeldLayout(tuple(seg), concealed, claimed, True)
     if len(seg) == 4 and any(tiles[i].code == BACK for i in seg):
         return MeldLayout(tuple(seg), True, None, False)
     if use_sideways and len(seg) in (3, 4):
