@@ -141,8 +141,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in kong_boxes)
     ]
     if lone_backs:
-        rows = [_Row(kept, row.direction) for row in rows
-                if (kept := [i for i in row.members if i not in lone_backs])]
+        rows = _without(rows, lone_backs)
         warnings.append(f"{len(lone_backs)} face-down box(es) that fit no concealed kong were not used")
     misread = _flowers_inside_rows(tiles, rows, flowers)
     if misread:
@@ -150,8 +149,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         warnings.append(f"{len(misread)} tile(s) read as flowers lie inside a row of the hand and were read as hand tiles")
     with_flowers = _set_apart_with_flowers(tiles, rows, flowers)
     if with_flowers:
-        rows = [_Row(kept, row.direction) for row in rows
-                if (kept := [i for i in row.members if i not in with_flowers])]
+        rows = _without(rows, with_flowers)
         flowers += with_flowers
         warnings.append(f"{len(with_flowers)} tile(s) set apart with the flowers were read as flowers")
     # A sideways tile marks a meld only when the detector drew no meld boxes: where it did, a
@@ -233,8 +231,10 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     )
 
 
-def _vertical_overlap(a: Detection, b: Detection) -> float:
-    return min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+def _level(a: Detection, b: Detection) -> bool:
+    """The two boxes overlap vertically enough to be neighbours in one row."""
+    overlap = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    return overlap >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
 
 
 def _horizontal_gap(a: Detection, b: Detection) -> float:
@@ -250,10 +250,7 @@ def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
     """
 
     def beside(a: Detection, b: Detection) -> bool:
-        return (
-            _vertical_overlap(a, b) >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
-            and _horizontal_gap(a, b) <= LINK_GAP * max(a.width, b.width)
-        )
+        return _level(a, b) and _horizontal_gap(a, b) <= LINK_GAP * max(a.width, b.width)
 
     def distance(i: int, j: int) -> float:
         (ax, ay), (bx, by) = tiles[i].center, tiles[j].center
@@ -411,6 +408,11 @@ def _covered_fraction(tile: Detection, group: Detection) -> float:
     return max(w, 0.0) * max(h, 0.0) / area if area > 0 else 0.0
 
 
+def _without(rows: list[_Row], left_out: list[int]) -> list[_Row]:
+    """The rows without the `left_out` tiles; rows left empty are dropped."""
+    return [_Row(kept, row.direction) for row in rows if (kept := [i for i in row.members if i not in left_out])]
+
+
 def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int]:
     """Face-down tiles of an ordered row that no four-tile window of the row shows as a kong."""
     faces = "".join("B" if tiles[i].code == BACK else "U" for i in row)
@@ -432,11 +434,7 @@ def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: 
         for row in rows:
             d = row.direction
             for n, (a, b) in enumerate(zip(row.members, row.members[1:])):
-                level = all(
-                    _vertical_overlap(tiles[f], tiles[j]) >= MIN_VERTICAL_OVERLAP * min(tiles[f].height, tiles[j].height)
-                    for j in (a, b)
-                )
-                if (level and _gap_along(tiles[a], tiles[b], d) >= HOLE
+                if (_level(tiles[f], tiles[a]) and _level(tiles[f], tiles[b]) and _gap_along(tiles[a], tiles[b], d) >= HOLE
                         and max(_gap_along(tiles[a], tiles[f], d), _gap_along(tiles[f], tiles[b], d)) <= SPLIT_GAP):
                     row.members.insert(n + 1, f)
                     inside.append(f)
@@ -451,8 +449,7 @@ def _set_apart_with_flowers(tiles: Sequence[Detection], rows: list[_Row], flower
     flower: players lay their flowers together, away from the hand, so such a tile is one."""
     def touches_flower(i: int) -> bool:
         return any(
-            _vertical_overlap(tiles[i], tiles[f]) >= MIN_VERTICAL_OVERLAP * min(tiles[i].height, tiles[f].height)
-            and _horizontal_gap(tiles[i], tiles[f]) <= SPLIT_GAP * max(tiles[i].width, tiles[f].width)
+            _level(tiles[i], tiles[f]) and _horizontal_gap(tiles[i], tiles[f]) <= SPLIT_GAP * max(tiles[i].width, tiles[f].width)
             for f in flowers
         )
 

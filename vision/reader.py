@@ -167,11 +167,11 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
 def _normalised(
     alternatives: tuple[tuple[str, float], ...], allowed: frozenset[str] = PLAYING_CODES
 ) -> list[tuple[str, float]]:
-    playing = [(c, p) for c, p in alternatives if c in allowed and p > 0]
-    total = sum(p for _, p in playing)
-    if not playing:
+    candidates = [(c, p) for c, p in alternatives if c in allowed and p > 0]
+    total = sum(p for _, p in candidates)
+    if not candidates:
         return []
-    kept = [(c, p / total) for c, p in playing if p / total >= MIN_ALTERNATIVE]
+    kept = [(c, p / total) for c, p in candidates if p / total >= MIN_ALTERNATIVE]
     return sorted(kept, key=lambda cp: -cp[1])
 
 
