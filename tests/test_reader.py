@@ -8,7 +8,9 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, row_detections
 from vision.detections import Detection
+from vision.grouping import group_tiles
 from vision.pipeline import read_detections
+from vision.reader import orient
 from vision.photo_errors import PhotoError
 
 RULES = "mcr"
@@ -131,6 +133,15 @@ def test_a_flower_misread_as_an_honour_beside_the_flowers_reads_as_a_flower():
     result = read_detections(tiles, rules=RULES)
     assert result.error is None
     assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == ["3f", "6f"]
+
+
+def test_four_shuffled_concealed_tiles_do_not_overrule_the_set_apart_tile():
+    # 7p 1p 6p 5p then 1p set apart: three steps down, one up, by chance of the shuffle.
+    layout = group_tiles(row_detections(RowSpec(["7p", "1p", "6p", "5p", "1p"], gaps_after={3: 20})))
+    oriented = orient(layout)
+    assert not oriented.reversed_view
+    assert [oriented.tiles[i].code for i in oriented.concealed] == ["7p", "1p", "6p", "5p"]
+    assert oriented.winning == 4
 
 
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():

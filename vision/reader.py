@@ -24,6 +24,9 @@ from vision.photo_errors import PhotoError
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
 PLAYING_ORDER = {c: n for n, c in enumerate(TILE_CODES)}  # suits in order, then honours
 CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many times as often as down
+# Four concealed tiles give only four steps, which a shuffled row or a sorted one of honours and
+# pairs can take three to one either way by chance: too few to overrule the gap grouping saw.
+MIN_ORDER_TILES = 5
 MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
@@ -302,7 +305,7 @@ def orient(layout: Layout) -> Layout:
     the winning tile touches the row. Players sort their tiles, so when the row, read from the
     winning tile's end backwards, clearly ascends, the winning tile is at the other end.
     """
-    if layout.winning is None or len(layout.concealed) < 4:
+    if layout.winning is None or len(layout.concealed) < MIN_ORDER_TILES:
         return layout
     image = list(layout.concealed) + [layout.winning]  # player's order
     if layout.reversed_view:
