@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,14 +152,19 @@ def cached(name: str, build) -> CropSet:
     return crops
 
 
+def stored_scene_crops(name: str, limit: int | None) -> CropSet:
+    """The first `limit` training scenes of a synthetic set as cached crops (views of each box
+    grown STORE_SCALE times), with not-a-tile boxes."""
+    return cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px", lambda: scene_crops(
+        CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"crops {name}", NEGATIVES_PER_TILE))
+
+
 def training_crops(scenes_per_set: int, hand_sets: list[str]) -> CropSet:
     """Synthetic training crops (every scene of the `hand_sets` hand-photo renders, the first
     `scenes_per_set` of synth-v3 and synth-v2; gnome-smooth is held out of all of them) with
     not-a-tile boxes, plus the real training crops, repeated."""
     sets = {**dict.fromkeys(hand_sets), "synth-v3": scenes_per_set, "synth-v2": scenes_per_set}
-    parts = [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px", lambda name=name, limit=limit: scene_crops(
-        CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"crops {name}", NEGATIVES_PER_TILE))
-        for name, limit in sets.items()]
+    parts = [stored_scene_crops(name, limit) for name, limit in sets.items()]
     parts += [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px-detector-false", lambda name=name, limit=limit:
                      detector_false_boxes(CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"false boxes {name}"))
               for name, limit in sets.items()]
@@ -383,8 +389,6 @@ def load_checkpoint(run: Path):
 def quantize(float_model: Path, out: Path, calibration: np.ndarray) -> None:
     """Static int8 quantisation (QDQ, per-channel weights) calibrated on training crops: the
     classifier then reads a scene's ~40 boxes 2.5x faster on CPU at the same accuracy."""
-    import tempfile
-
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
     from onnxruntime.quantization.shape_inference import quant_pre_process
 
@@ -406,8 +410,7 @@ def quantize(float_model: Path, out: Path, calibration: np.ndarray) -> None:
 def calibration_crops(hand_set: str, count: int = 512, seed: int = 0) -> np.ndarray:
     """N x 3 x INPUT_SIZE x INPUT_SIZE crops of a hand-photo set's training boxes, cut from the
     cached views as vision/classifier.py cuts them (the box grown CROP_SCALE times)."""
-    stored = cached(f"train-{hand_set}-all-{STORE_SIZE}px", lambda: scene_crops(
-        CACHE / hand_set, "train", None, STORE_SCALE, STORE_SIZE, f"crops {hand_set}", NEGATIVES_PER_TILE)).images
+    stored = stored_scene_crops(hand_set, None).images
     chosen = stored[np.random.default_rng(seed).choice(len(stored), min(count, len(stored)), replace=False)]
     side = round(STORE_SIZE * CROP_SCALE / STORE_SCALE)
     start = (STORE_SIZE - side) // 2
@@ -420,8 +423,6 @@ def calibration_crops(hand_set: str, count: int = 512, seed: int = 0) -> np.ndar
 
 
 def export_command(args) -> int:
-    import tempfile
-
     with tempfile.TemporaryDirectory() as tmp:
         float_model = Path(tmp) / "classifier-float.onnx"
         export(load_checkpoint(args.run_dir), float_model)
