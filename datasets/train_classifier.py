@@ -200,7 +200,6 @@ def build_model():
     """Six conv-BN-ReLU blocks (three stride-2), global pooling, one linear layer:
     ~0.47 M parameters, ~56 M multiply-adds for a 64x64 crop. Input is uint8 NCHW;
     the model scales it itself so the ONNX file carries the normalisation."""
-    import torch
     from torch import nn
 
     def block(cin, cout, stride):
