@@ -38,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="AdamW learning rate (default: ultralytics' automatic choice, "
                              "which is very low for few-epoch fine-tuning)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--device", default="cpu", help="'cpu' or a CUDA device index such as 0")
+    parser.add_argument("--cache", choices=["ram", "disk"],
+                        help="keep decoded training images in RAM (or .npy files): a GPU run is "
+                             "otherwise bound by JPEG decoding")
+    parser.add_argument("--no-val", action="store_true",
+                        help="validate only after the last epoch (a short GPU run spends "
+                             "much of its time validating otherwise)")
     parser.add_argument("--fraction", type=float, default=1.0, help="use this fraction of the training images")
     parser.add_argument("--val-images", type=int, default=0,
                         help="validate each epoch on only the first N val images (0 = all)")
@@ -92,10 +99,33 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
     return derived
 
 
+def _read_results_csv_without_polars(trainer) -> dict[str, list]:
+    import csv
+
+    try:
+        with open(trainer.csv, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError:
+        return {}
+    return {key.strip(): [float(row[key]) for row in rows] for key in (rows[0] if rows else {})}
+
+
+def _allow_missing_polars() -> None:
+    """ultralytics reads results.csv with polars only to copy it into each checkpoint; polars
+    (54 MB) is not on the lent GPU machine and too big to carry there, so use the csv module."""
+    try:
+        import polars  # noqa: F401
+    except ImportError:
+        from ultralytics.engine.trainer import BaseTrainer
+
+        BaseTrainer.read_results_csv = _read_results_csv_without_polars
+
+
 def train(args: argparse.Namespace) -> Path:
     """Run (or resume) training; returns the path of the best checkpoint."""
     from ultralytics import YOLO
 
+    _allow_missing_polars()
     run_dir = args.project / args.name
     if args.resume:
         last = run_dir / "weights" / "last.pt"
@@ -117,7 +147,9 @@ def train(args: argparse.Namespace) -> Path:
         workers=args.workers,
         fraction=args.fraction,
         **({"optimizer": "AdamW", "lr0": args.lr0} if args.lr0 else {}),
-        device="cpu",
+        device=args.device,
+        cache=args.cache or False,
+        val=not args.no_val,
         project=str(args.project),
         name=args.name,
         exist_ok=True,

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# One prepared detector run for a lent GPU machine (the workplace's `device` tool): render the
+# training scenes there with all its cores, fine-tune the shipped detector, leave the weights
+# and the log in $OUT. The machine is bare and offline, so the command that calls this carries
+# `.whl` (ultralytics and ultralytics-thop wheels, py3-none-any) and `datasets/_art/atlas`.
+#
+#   bash datasets/train_gpu.sh BUDGET_SECONDS [DEVICE]
+#
+# BUDGET_SECONDS bounds the whole script (rendering + training + copying); training gets what
+# rendering leaves, less a margin for the last validation and the copy.
+set -euo pipefail
+budget=${1:?usage: train_gpu.sh BUDGET_SECONDS [DEVICE]}
+device=${2:-0}
+out=${OUT:-/tmp/mjlens-gpu-out}
+data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
+scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
+mkdir -p "$out" "$data"
+
+if ! python3 -c "import ultralytics" 2>/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/site .whl/*.whl
+    export PYTHONPATH=/tmp/site
+fi
+export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
+cores=$(nproc)
+
+count() { python3 -c "print(max(8, int($1 * $scale)))"; }
+# All layouts (the detector's validation mix), hand photos from every training source, and hand
+# photos with only the real training crops' faces; gnome-smooth stays held out of everything.
+python3 datasets/synth.py --out "$data/mix" --count "$(count 8000)" --seed 31 --workers "$cores" \
+    --holdout-source gnome-smooth --val-fraction 0.04
+python3 datasets/synth.py --out "$data/hand" --count "$(count 3000)" --seed 32 --workers "$cores" \
+    --holdout-source gnome-smooth --layouts hand --val-fraction 0.02
+python3 datasets/synth.py --out "$data/real" --count "$(count 1500)" --seed 33 --workers "$cores" \
+    --sources camerash --layouts hand --val-fraction 0.02
+python3 - "$data" <<'EOF'
+import sys
+from pathlib import Path
+
+import yaml
+
+root = Path(sys.argv[1])
+spec = yaml.safe_load((root / "mix" / "data.yaml").read_text())
+spec.update(path=str(root), train=[f"{part}/images/train" for part in ("mix", "hand", "real")],
+            val="mix/images/val")
+(root / "data.yaml").write_text(yaml.safe_dump(spec, sort_keys=False))
+EOF
+
+left=$((budget - SECONDS - 75))
+hours=$(python3 -c "print(round(max($left, 30) / 3600, 4))")
+echo "rendered in ${SECONDS}s; training for ${hours} h on device $device"
+weights=/tmp/mjlens-gpu-runs/gpu/weights
+# The calling command may be cut off: keep the newest epoch's checkpoint in $out all along.
+(while sleep 15; do [ -f "$weights/last.pt" ] && cp "$weights/last.pt" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) &
+python3 -m vision.cli train --data "$data/data.yaml" --init models/mjlens-tiles.pt --hours "$hours" \
+    --epochs 30 --imgsz 640 --batch 64 --lr0 0.0015 --workers "$cores" --device "$device" \
+    --cache ram --no-val --project /tmp/mjlens-gpu-runs --name gpu --no-ship 2>&1 | tee "$out/train.log"
+kill %1
+cp "$weights/last.pt" "$out/last.pt"
+cp /tmp/mjlens-gpu-runs/gpu/results.csv "$out/results.csv"
+echo "done in ${SECONDS}s"
