@@ -157,7 +157,7 @@ class TileClassifier:
 
 def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "np.ndarray",
             mode: str) -> TileReading:
-    """Top-3 reading of one tile box from the detector's alternatives and the
+    """Top-TOP_K reading of one tile box from the detector's alternatives and the
     classifier's probability vector.
 
     "classifier": the classifier's top TOP_K alone. "product": both opinions multiplied and
