@@ -440,6 +440,30 @@ def test_training_runs_and_ships_a_loadable_model(tmp_path):
     assert all(isinstance(d, Detection) for d in detections)
 
 
+@pytest.mark.slow
+def test_gpu_training_script_dry_run_on_cpu(tmp_path):
+    """datasets/train_gpu.sh end to end at a tiny scale: render, fine-tune the shipped
+    checkpoint, leave the weights and the log where the device tool fetches them."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ultralytics")
+    atlas = Path(os.environ.get("MJLENS_ART_CACHE", REPO / "datasets" / "_art")) / "atlas"
+    if not (atlas / "fluffystuff").is_dir() or not DEFAULT_MODEL.with_suffix(".pt").is_file():
+        pytest.skip("needs the built art atlases (datasets/fetch_art.py) and models/mjlens-tiles.pt")
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "MJLENS_GPU_DATA": str(tmp_path / "data"),
+           "MJLENS_GPU_RUNS": str(tmp_path / "runs"), "MJLENS_GPU_SCALE": "0.003",
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "datasets/train_gpu.sh", "150", "cpu"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    out = tmp_path / "out"
+    assert (out / "last.pt").stat().st_size > 1_000_000
+    assert (out / "results.csv").read_text().startswith("epoch,")
+    assert "training for" in done.stdout and "Starting training" in (out / "train.log").read_text()
+
+
 def test_peer_weights_reproduce_the_peer_onnx_and_map_onto_our_classes():
     pytest.importorskip("mahjong_detector")
     pytest.importorskip("ultralytics")
