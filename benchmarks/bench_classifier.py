@@ -37,11 +37,12 @@ from vision.classifier import DEFAULT_MODEL, READINGS, TileClassifier, combine, 
 from vision.detections import TILE_CODES  # noqa: E402
 from vision.detector import DEFAULT_MODEL as DETECTOR_MODEL  # noqa: E402
 from vision.detector import Detector, overlaps  # noqa: E402
+from datasets.train_classifier import CACHE  # noqa: E402
 
 MODES = ("classifier", "product")
 SCENE_SETS = {
-    "synthetic val (synth-v3)": Path("/work/cache/synth-v3/images/val"),
-    "held-out art (gnome-smooth)": Path("/work/cache/synth-v2-transfer-gnome/images/val"),
+    "synthetic val (synth-v3)": CACHE / "synth-v3" / "images" / "val",
+    "held-out art (gnome-smooth)": CACHE / "synth-v2-transfer-gnome" / "images" / "val",
 }
 
 

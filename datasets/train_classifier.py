@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -36,7 +37,8 @@ sys.path.insert(0, str(REPO / "datasets"))
 from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
 from vision.detector import overlaps  # noqa: E402
 
-CACHE = Path("/work/cache")
+# Rendered scene sets, crop caches and runs: this workplace's /work/cache unless MJLENS_DATA_CACHE says.
+CACHE = Path(os.environ.get("MJLENS_DATA_CACHE", "/work/cache"))
 STORE_SCALE = 1.5  # cached crops cover the box grown 1.5x, room for the box jitter
 # The box keeps the network's full resolution in the cached crop.
 STORE_SIZE = round(INPUT_SIZE * STORE_SCALE / CROP_SCALE)
@@ -454,7 +456,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=4e-3)
     t.add_argument("--scenes", type=int, default=2700, help="training scenes taken from each synthetic set")
     t.add_argument("--hand-sets", default="synth-hand,synth-hand-real",
-                   help="hand-photo render sets under /work/cache taken whole (comma-separated)")
+                   help="hand-photo render sets under the data cache taken whole (comma-separated)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
@@ -463,7 +465,7 @@ def main(argv: list[str] | None = None) -> int:
     e = sub.add_parser("export", parents=[common])
     e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     e.add_argument("--calibration-set", default="synth-hand-real",
-                   help="hand-photo render set under /work/cache whose crops calibrate the int8 ranges")
+                   help="hand-photo render set under the data cache whose crops calibrate the int8 ranges")
     v = sub.add_parser("evaluate", parents=[common])
     v.add_argument("--model", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     args = parser.parse_args(argv)
