@@ -29,3 +29,30 @@ def test_gpu_run_arguments():
     assert (args.device, args.cache, args.no_val) == ("0", "ram", True)
     defaults = parser.parse_args([])
     assert (defaults.device, defaults.cache, defaults.no_val) == ("cpu", None, False)
+
+
+def _scene_set(root, split, sources):
+    """A generator-shaped folder: images/<split>/*.jpg with meta/<split>/*.json naming the art."""
+    import json
+
+    (root / "images" / split).mkdir(parents=True, exist_ok=True)
+    (root / "meta" / split).mkdir(parents=True, exist_ok=True)
+    for n, source in enumerate(sources):
+        (root / "images" / split / f"{n}.jpg").write_bytes(b"")
+        (root / "meta" / split / f"{n}.json").write_text(json.dumps({"source": source}))
+
+
+def test_derived_dataset_takes_several_train_folders_and_leaves_out_the_holdout(tmp_path):
+    import yaml
+
+    _scene_set(tmp_path / "mix", "train", ["fluffystuff", "gnome-smooth", "camerash"])
+    _scene_set(tmp_path / "real", "train", ["camerash", "camerash"])
+    _scene_set(tmp_path / "mix", "val", ["fluffystuff", "gnome-smooth", "fluffystuff"])
+    data = tmp_path / "data.yaml"
+    data.write_text(yaml.safe_dump({"path": str(tmp_path), "train": ["mix/images/train", "real/images/train"],
+                                    "val": "mix/images/val", "names": {0: "1m"}}))
+    derived = yaml.safe_load(train_cli._derived_dataset(data, tmp_path / "run", 1, "gnome-smooth").read_text())
+    train = open(derived["train"]).read().split()
+    assert [p.split(str(tmp_path))[1] for p in train] == [
+        "/mix/images/train/0.jpg", "/mix/images/train/2.jpg", "/real/images/train/0.jpg", "/real/images/train/1.jpg"]
+    assert open(derived["val"]).read().split() == [str(tmp_path / "mix" / "images" / "val" / "0.jpg")]

@@ -63,11 +63,12 @@ def _images(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
 
 
-def _art_source(image: Path, root: Path, split: str) -> str | None:
-    """The art source the generator recorded for `image` (None without its meta file)."""
+def _art_source(image: Path, split: str) -> str | None:
+    """The art source the generator recorded for `image`, which lies in <set>/images/<split>/
+    beside <set>/meta/<split>/ (None without its meta file)."""
     import json
 
-    meta = root / "meta" / split / f"{image.stem}.json"
+    meta = image.parents[2] / "meta" / split / f"{image.stem}.json"
     return json.loads(meta.read_text()).get("source") if meta.is_file() else None
 
 
@@ -82,13 +83,14 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
         root = data_yaml.parent / root
     run_dir.mkdir(parents=True, exist_ok=True)
     for split in ("train", "val"):
-        images = _images(root / spec[split])
+        folders = spec[split] if isinstance(spec[split], list) else [spec[split]]  # YOLO allows a list
+        images = [p for folder in folders for p in _images(root / folder)]
         if holdout_source:
-            images = [p for p in images if _art_source(p, root, split) != holdout_source]
+            images = [p for p in images if _art_source(p, split) != holdout_source]
         if split == "val" and val_images:
             images = images[:val_images]
         if not images:
-            raise FileNotFoundError(f"no {split} images left under {root / spec[split]}")
+            raise FileNotFoundError(f"no {split} images left under {', '.join(str(root / f) for f in folders)}")
         listing = run_dir / f"{split}.txt"
         listing.write_text("".join(f"{p}\n" for p in images))
         spec[split] = str(listing)
