@@ -49,6 +49,15 @@ def test_top_k_is_sorted_and_probabilities_sum_to_at_most_one():
         assert sum(values) <= 1 + 1e-6 and reading.confidence == pytest.approx(row[:READINGS].max())
 
 
+def test_improbable_alternatives_are_left_out():
+    row = np.full(len(CLASSES), 1e-5)
+    row[CLASSES.index("5p")], row[CLASSES.index("6p")], row[CLASSES.index("3p")] = 0.9, 0.05, 0.002
+    assert [code for code, _ in top_k(row[None])[0].top] == ["5p", "6p", "3p"]
+    flat = np.full(len(CLASSES), 1e-6)
+    flat[CLASSES.index("1z")] = 1e-4  # even a hopeless box keeps its best reading
+    assert [code for code, _ in top_k(flat[None])[0].top] == ["1z"]
+
+
 def test_not_a_tile_is_never_a_reading():
     probs = np.full((1, len(CLASSES)), 0.01)
     probs[0, CLASSES.index(NOT_A_TILE)] = 0.6

@@ -34,6 +34,9 @@ CROP_SCALE = 1.1
 # instead of 3, bench_photo read 10.6% instead of 10.0% of held-out-art hands exactly and 25.0%
 # instead of 23.8% of real-faced ones (exact scores 13.8% / 51.2% instead of 12.5% / 46.2%).
 TOP_K = 8
+# Alternatives after the first that are less probable than this are left out: far below what the
+# reader tries (vision.reader.MIN_ALTERNATIVE of the listed mass), and noise in the JSON.
+ALTERNATIVE_FLOOR = 0.001
 
 
 class ClassifierError(Exception):
@@ -103,11 +106,12 @@ def preprocess(rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarr
 
 def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
     """Best k readings (tile codes or face-down, never NOT_A_TILE) per row of an
-    N x len(CLASSES) probability matrix."""
+    N x len(CLASSES) probability matrix; after the first, only those of ALTERNATIVE_FLOOR or more."""
     import numpy as np
 
     order = np.argsort(-probabilities[:, :READINGS], axis=1)[:, :k]
-    return [TileReading(tuple((CLASSES[i], float(row[i])) for i in idx))
+    return [TileReading(tuple((CLASSES[i], float(row[i])) for n, i in enumerate(idx)
+                              if n == 0 or row[i] >= ALTERNATIVE_FLOOR))
             for row, idx in zip(probabilities, order)]
 
 
