@@ -120,6 +120,20 @@ def test_two_flowers_read_alike_take_the_most_probable_distinct_codes():
     assert [t.code for t in flowers] == ["1f", "2f"] and all(t.uncertain for t in flowers)
 
 
+def test_eight_flowers_with_eight_readings_each_take_distinct_codes():
+    # Every flower reads 1f first and the next codes in turn after it; the likeliest distinct
+    # assignment gives flower n the n-th code (each its second reading, 1f to the first).
+    codes = [f"{n}f" for n in range(1, 9)]
+    tiles = hand_row(CONCEALED, "7z")
+    for n in range(8):
+        readings = (("1f", 0.3),) + tuple((codes[(n + k) % 8], 0.25 - 0.02 * k) for k in range(7) if (n + k) % 8)
+        tiles.append(Detection((10 + 42 * n, 10, 50 + 42 * n, 66), "1f", 0.3, readings))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None and result.score["flowers"] == 8
+    assert sorted(result.hand["flowers"]) == codes
+    assert [t.code for t in result.tiles if t.role == "flower"] == codes
+
+
 def test_a_hand_tile_misread_as_a_flower_takes_its_best_playing_code():
     probs = {7: (("2f", 0.5), ("8s", 0.4), ("8p", 0.1))}
     result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)

@@ -11,7 +11,6 @@ reading is the runner-up, reported when it is close.
 from __future__ import annotations
 
 import heapq
-import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -159,8 +158,19 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
         or [(layout.tiles[i].code, 1.0)]
         for i in layout.flowers
     ]
-    distinct = [combo for combo in itertools.product(*options) if len({c for c, _ in combo}) == len(combo)]
-    best = max(distinct, key=lambda combo: math.prod(p for _, p in combo), default=[o[0] for o in options])
+    # One flower at a time, keeping per set of codes used so far its most probable assignment:
+    # exact, and at most 2^8 sets, where trying every combination of eight flowers' eight
+    # alternatives took seconds.
+    by_used: dict[frozenset[str], tuple[float, tuple[tuple[str, float], ...]]] = {frozenset(): (1.0, ())}
+    for option in options:
+        step: dict[frozenset[str], tuple[float, tuple[tuple[str, float], ...]]] = {}
+        for used, (prob, chosen) in by_used.items():
+            for code, p in option:
+                key = used | {code}
+                if code not in used and (key not in step or prob * p > step[key][0]):
+                    step[key] = (prob * p, chosen + ((code, p),))
+        by_used = step
+    best = max(by_used.values(), key=lambda v: v[0])[1] if by_used else [o[0] for o in options]
     uncertain = tuple(
         i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
     )
