@@ -82,6 +82,28 @@ def test_felt_read_as_a_tile_back_between_melds_is_not_used():
     assert any("fit no concealed kong" in w for w in layout.warnings)
 
 
+def test_a_box_over_the_seam_of_two_kong_tiles_is_not_a_fifth_tile():
+    # The detector's extra box over half of two touching face-down tiles of a concealed kong.
+    concealed = row_detections(RowSpec(CONCEALED_11[:10] + ["6z"], gaps_after={9: 20}))
+    kong = row_detections(RowSpec(["back"] * 4, origin=(160, 380)))
+    a, b = kong[1].box, kong[2].box
+    seam = Detection(((a[0] + a[2]) / 2, a[1] + 2, (b[0] + b[2]) / 2, a[3] - 1), "back", 0.9)
+    layout = group_tiles(concealed + kong + [seam, group_box(kong, "kong_concealed")])
+    assert _meld_codes(layout) == [(["back"] * 4, True)]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:10]
+    assert layout.tiles[layout.winning].code == "6z"
+    assert [layout.tiles[i].box for i in layout.unassigned] == [seam.box]
+    assert any("straddling two neighbouring tiles" in w for w in layout.warnings)
+
+
+def test_three_touching_tiles_with_overlapping_boxes_are_all_kept():
+    # Standing tiles seen at an angle: each box overlaps its neighbours, none is a seam box.
+    row = row_detections(RowSpec(CONCEALED_11 + ["5z"], gap=-12.0, gaps_after={10: 30}))
+    layout = group_tiles(row)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
+    assert not layout.unassigned
+
+
 def test_a_tile_read_as_a_flower_inside_the_row_stays_in_the_hand():
     codes = CONCEALED_11[:5] + ["2f"] + CONCEALED_11[6:] + ["5z"]
     row = row_detections(RowSpec(codes, gaps_after={10: 20}))

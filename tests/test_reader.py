@@ -149,6 +149,37 @@ def test_a_flower_misread_as_an_honour_beside_the_flowers_reads_as_a_flower():
     assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == ["3f", "6f"]
 
 
+def _lone_tile_left_of(concealed, winning, lone, gap):
+    tiles = row_detections(RowSpec([lone[0][0]], origin=(10, 300), probs={0: lone}))
+    tiles += row_detections(RowSpec(concealed + [winning], origin=(51 + gap, 300), gaps_after={len(concealed) - 1: 20}))
+    return tiles
+
+
+def test_a_lone_flower_misread_as_a_playing_tile_apart_at_the_left_is_a_flower():
+    # A flower whose art the classifier has never seen: no flower among its readings.
+    tiles = _lone_tile_left_of(CONCEALED, "7z", (("3z", 0.7), ("1z", 0.3)), gap=50)
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert len(result.hand["flowers"]) == 1 and result.hand["flowers"][0].endswith("f")
+    flower = next(t for t in result.tiles if t.role == "flower")
+    assert flower.uncertain  # which flower it is cannot be told
+    assert any("too many: read as flowers" in w for w in result.warnings)
+
+
+def test_a_set_apart_tile_keeps_its_flower_reading_when_it_has_one():
+    tiles = _lone_tile_left_of(CONCEALED, "7z", (("3z", 0.6), ("2f", 0.3), ("1z", 0.1)), gap=50)
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None and result.hand["flowers"] == ["2f"]
+
+
+def test_a_lone_tile_near_the_row_or_a_right_count_is_not_read_as_a_flower():
+    near = _lone_tile_left_of(CONCEALED, "7z", (("3z", 0.7), ("1z", 0.3)), gap=10)
+    assert read_detections(near, rules=RULES).error.code == "tile_count"
+    right_count = _lone_tile_left_of(CONCEALED[1:], "7z", (("1m", 1.0),), gap=50)
+    result = read_detections(right_count, rules=RULES)
+    assert result.error is None and result.hand["concealed"] == CONCEALED and result.hand["flowers"] == []
+
+
 def test_four_shuffled_concealed_tiles_do_not_overrule_the_set_apart_tile():
     # 7p 1p 6p 5p then 1p set apart: three steps down, one up, by chance of the shuffle.
     layout = group_tiles(row_detections(RowSpec(["7p", "1p", "6p", "5p", "1p"], gaps_after={3: 20})))

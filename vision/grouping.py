@@ -30,6 +30,7 @@ FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 LINK_GAP = 1.6  # neighbours further apart than this (in the wider box's widths: a tile cut off by
 # the photo's edge has a narrow box) are not in the same row
 SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
+GHOST_OVERLAP = 0.25  # a box over two touching tiles overlaps each by more than this (in tile lengths)
 HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
@@ -133,6 +134,10 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
     # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box, is such a
     # look-alike.
+    ghosts = [i for row in rows for i in _straddling_boxes(tiles, row)]
+    if ghosts:
+        rows = _without(rows, ghosts)
+        warnings.append(f"{len(ghosts)} box(es) straddling two neighbouring tiles were not used")
     kong_boxes = [b for b in group_boxes if b.code == KONG_CONCEALED]
     lone_backs = [
         i
@@ -173,7 +178,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
                     kept.append(seg)
         row_segments.append((row, kept))
 
-    kept_out = stray + odd_size + lone_backs  # reported apart, never pulled back into the hand
+    kept_out = stray + odd_size + ghosts + lone_backs  # reported apart, never pulled back into the hand
     unassigned: list[int] = list(kept_out)
     concealed: list[int] = []
     winning = None
@@ -423,6 +428,20 @@ def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int
         for k in range(4)
     }
     return [i for n, i in enumerate(row) if faces[n] == "B" and n not in in_kong]
+
+
+def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
+    """Boxes of a row lying over the seam of two tiles that touch each other: the detector's
+    second look at half of each, not a tile (two touching tiles leave it no room)."""
+    m, d = row.members, row.direction
+    ghosts: list[int] = []
+    for a, b, c in zip(m, m[1:], m[2:]):
+        if a in ghosts:
+            continue
+        touching = -GHOST_OVERLAP < _gap_along(tiles[a], tiles[c], d) <= SPLIT_GAP
+        if touching and max(_gap_along(tiles[a], tiles[b], d), _gap_along(tiles[b], tiles[c], d)) < -GHOST_OVERLAP:
+            ghosts.append(b)
+    return ghosts
 
 
 def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: list[int]) -> list[int]:

@@ -31,6 +31,9 @@ UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as un
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
 FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
+# A tile at the player's left end of the concealed row whose centre lies this many tile widths
+# from its neighbour's is set apart from the row (touching tiles: about one width).
+FLOWER_APART = 1.6
 
 
 @dataclass(frozen=True)
@@ -155,7 +158,7 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
     """
     options = [
         _normalised(layout.tiles[i].alternatives or ((layout.tiles[i].code, layout.tiles[i].confidence),), FLOWER_CODES)
-        or [(layout.tiles[i].code, 1.0)]
+        or [(code, 1 / len(FLOWER_CODES)) for code in sorted(FLOWER_CODES)]  # read as no flower: any
         for i in layout.flowers
     ]
     # One flower at a time, keeping per set of codes used so far its most probable assignment:
@@ -330,6 +333,31 @@ def orient(layout: Layout) -> Layout:
     if not layout.reversed_view and descends_in_image:  # the player sits across the table
         return replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
     return layout
+
+
+def flowers_set_apart(layout: Layout) -> Layout:
+    """Read as flowers the tiles set apart at the player's left end of the concealed row when
+    the row holds exactly that many tiles too many.
+
+    Players lay their flowers apart, at the left of the hand; a flower misread as a playing tile
+    (flower art varies most between sets) would otherwise join the row and spoil the count.
+    """
+    standing = len(layout.concealed) + (layout.winning is not None)
+    excess = standing - (14 - 3 * len(layout.melds))
+    if not 0 < excess < len(layout.concealed) or len(layout.flowers) + excess > len(FLOWER_CODES):
+        return layout
+    last, first_kept = layout.tiles[layout.concealed[excess - 1]], layout.tiles[layout.concealed[excess]]
+    width = max(min(last.width, last.height), min(first_kept.width, first_kept.height))
+    if math.dist(last.center, first_kept.center) < FLOWER_APART * width:
+        return layout
+    return replace(
+        layout,
+        concealed=layout.concealed[excess:],
+        flowers=layout.flowers + layout.concealed[:excess],
+        warnings=layout.warnings + (
+            f"{excess} tile(s) lie apart at the left of a hand that has {excess} tile(s) too many: "
+            "read as flowers",),
+    )
 
 
 def _reads_backwards(row: list[str]) -> bool:
