@@ -40,7 +40,7 @@ from tqdm import tqdm
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.mjsynth.art import Atlas, _to_face, camerash_crops, load_atlas  # noqa: E402
+from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
 from datasets.mjsynth.dataset import image_size  # noqa: E402
 from datasets.mjsynth.scene import make_sample  # noqa: E402
 from scoring import score_json  # noqa: E402
@@ -78,17 +78,6 @@ class Tally:
         top = ", ".join(f"{k} {n}" for k, n in self.failures.most_common(4))
         return (f"{name:<58} {self.photos:>5} {100 * self.exact_hand / self.photos:>7.1f}% "
                 f"{100 * self.exact_score / self.photos:>7.1f}%   {top}")
-
-
-def held_out_crop_atlas() -> Atlas:
-    """Faces from the real crops the detector never trained on."""
-    from PIL import Image
-
-    faces: dict[str, list[np.ndarray]] = {}
-    for crop in camerash_crops():
-        if crop.held_out:
-            faces.setdefault(crop.code, []).append(_to_face(np.array(Image.open(crop.path).convert("RGBA"))))
-    return Atlas("camerash-held-out", True, faces)
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:

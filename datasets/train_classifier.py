@@ -175,6 +175,49 @@ def training_crops(scenes_per_set: int, hand_sets: list[str]) -> CropSet:
     return CropSet(np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts]))
 
 
+FLOWER_LABELS = np.array([CLASS_INDEX[c] for c in CLASSES if c.endswith("f")])
+
+
+def flowers_only(crops: CropSet) -> CropSet:
+    keep = np.isin(crops.labels, FLOWER_LABELS)
+    return CropSet(crops.images[keep], crops.labels[keep])
+
+
+def flower_training_crops(hand_sets: list[str]) -> CropSet:
+    """The flower model's data: the flowers of the hand-photo sets (lying flat in a row, seen
+    from either side: no sideways ones, unlike the all-layout sets) and the real training
+    flower crops, repeated."""
+    parts = [flowers_only(stored_scene_crops(name, None)) for name in hand_sets]
+    real = flowers_only(cached(f"train-camerash-{STORE_SIZE}px", lambda: real_crops(False, STORE_SCALE, STORE_SIZE)))
+    parts += [real] * REAL_REPEAT
+    return CropSet(np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts]))
+
+
+def real_face_hand_flowers(count: int = 80, seed: int = 5555001) -> CropSet:
+    """Flowers in hand photos whose faces are the HELD-OUT real crops (bench_photo's semi-real
+    set, development seed), cut from the JPEG as vision/classifier.py cuts them."""
+    def build() -> CropSet:
+        import cv2
+        from mjsynth.art import held_out_crop_atlas
+        from mjsynth.dataset import image_size
+        from mjsynth.scene import make_sample
+
+        atlas, images, labels = held_out_crop_atlas(), [], []
+        for index in range(count):
+            rng = np.random.default_rng([seed, index])
+            sample = make_sample(rng, atlas, "hand", *image_size(rng, 960))
+            ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
+                                    [cv2.IMWRITE_JPEG_QUALITY, 90])
+            rgb = cv2.cvtColor(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+            for tile in sample.meta["tiles"]:
+                if tile["code"].endswith("f"):
+                    images.append(crop_box(rgb, tile["box"], CROP_SCALE, INPUT_SIZE))
+                    labels.append(CLASS_INDEX[tile["code"]])
+        return CropSet(np.stack(images), np.array(labels, np.int64))
+
+    return cached(f"val-flowers-real-faces-{count}-{seed}-{INPUT_SIZE}px", build)
+
+
 def evaluation_sets(scenes: int) -> dict[str, CropSet]:
     """Crops exactly as vision/classifier.py cuts them at run time."""
     def synthetic(name: str, root: str, negatives: float = 0.0):
@@ -194,6 +237,24 @@ def evaluation_sets(scenes: int) -> dict[str, CropSet]:
         "held-out real (camerash)": cached(f"val-camerash-{INPUT_SIZE}px",
                                            lambda: real_crops(True, CROP_SCALE, INPUT_SIZE)),
     }
+
+
+def flower_evaluation_sets(scenes: int) -> dict[str, CropSet]:
+    """The flowers of the evaluation sets, plus flowers in hand photos with held-out real faces."""
+    sets = evaluation_sets(scenes)
+    return {
+        "flowers in hand photos, held-out real faces": real_face_hand_flowers(),
+        "flowers, held-out real crops": flowers_only(sets["held-out real (camerash)"]),
+        "flowers in hand photos, held-out art": flowers_only(sets["hand photos, held-out art"]),
+        "flowers, synthetic val (synth-v3)": flowers_only(sets["synthetic val (synth-v3)"]),
+    }
+
+
+def among_flowers(probabilities: np.ndarray) -> np.ndarray:
+    """Probabilities over the flowers alone (the flower model is asked only which flower)."""
+    flowers = np.zeros_like(probabilities)
+    flowers[:, FLOWER_LABELS] = probabilities[:, FLOWER_LABELS]
+    return flowers / np.maximum(flowers.sum(axis=1, keepdims=True), 1e-12)
 
 
 # --- model ---------------------------------------------------------------------------------
@@ -230,9 +291,9 @@ def with_softmax(model):
 
 # --- augmentation ------------------------------------------------------------------------
 
-def augment(batch, generator):
-    """Jittered box, quarter turns and colour changes for a uint8 N x H x W x 3 batch;
-    returns N x 3 x INPUT_SIZE x INPUT_SIZE floats in 0..255."""
+def augment(batch, generator, turns: tuple[int, ...] = (0, 1, 2, 3)):
+    """Jittered box, quarter turns (any of `turns`) and colour changes for a uint8
+    N x H x W x 3 batch; returns N x 3 x INPUT_SIZE x INPUT_SIZE floats in 0..255."""
     import torch
     import torch.nn.functional as F
 
@@ -249,9 +310,9 @@ def augment(batch, generator):
     grid = F.affine_grid(theta, (n, 3, INPUT_SIZE, INPUT_SIZE), align_corners=False)
     x = F.grid_sample(x, grid, mode="bilinear", padding_mode="border", align_corners=False)
 
-    turns = torch.randint(0, 4, (n,), generator=generator)
+    turn = torch.tensor(turns)[torch.randint(0, len(turns), (n,), generator=generator)]
     for k in (1, 2, 3):
-        sel = turns == k
+        sel = turn == k
         x[sel] = torch.rot90(x[sel], k, dims=(2, 3))
 
     # Colour: white balance, brightness/contrast, some grey, blur and noise.
@@ -313,8 +374,12 @@ def train(args) -> int:
     torch.set_num_threads(args.threads)
     run = args.run_dir
     run.mkdir(parents=True, exist_ok=True)
-    data = training_crops(args.scenes, args.hand_sets.split(","))
-    evals = evaluation_sets(args.eval_scenes)
+    if args.flowers:
+        data, evals = flower_training_crops(args.hand_sets.split(",")), flower_evaluation_sets(args.eval_scenes)
+        turns, view = (0, 2), among_flowers
+    else:
+        data, evals = training_crops(args.scenes, args.hand_sets.split(",")), evaluation_sets(args.eval_scenes)
+        turns, view = (0, 1, 2, 3), (lambda probabilities: probabilities)
     print(f"training crops: {len(data.labels)} (incl. real x{REAL_REPEAT}); "
           + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
 
@@ -351,7 +416,7 @@ def train(args) -> int:
         bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{args.epochs}", mininterval=10)
         for _ in bar:
             idx = torch.multinomial(weights, args.batch, replacement=True, generator=generator)
-            x = augment(data.images[idx.numpy()], generator)
+            x = augment(data.images[idx.numpy()], generator, turns)
             loss = loss_fn(model(x), labels[idx])
             optimiser.zero_grad()
             loss.backward()
@@ -361,7 +426,7 @@ def train(args) -> int:
             bar.set_postfix(loss=f"{loss.item():.3f}", refresh=False)
         print(f"epoch {epoch + 1}: loss {total / steps_per_epoch:.3f}, {time.time() - began:.0f} s", flush=True)
         for name, crops in evals.items():
-            print("  " + format_score(name, score(predict(model, crops.images), crops.labels)), flush=True)
+            print("  " + format_score(name, score(view(predict(model, crops.images)), crops.labels)), flush=True)
         torch.save({"model": model.state_dict(), "optimiser": optimiser.state_dict(),
                     "schedule": schedule.state_dict(), "generator": generator.get_state(),
                     "epoch": epoch + 1, "args": vars(args) | {"run_dir": str(run)}}, checkpoint)
@@ -424,11 +489,14 @@ def calibration_crops(hand_set: str, count: int = 512, seed: int = 0) -> np.ndar
 
 
 def export_command(args) -> int:
-    with tempfile.TemporaryDirectory() as tmp:
-        float_model = Path(tmp) / "classifier-float.onnx"
-        export(load_checkpoint(args.run_dir), float_model)
-        quantize(float_model, args.out, calibration_crops(args.calibration_set))
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB, int8)")
+    if args.float:
+        export(load_checkpoint(args.run_dir), args.out)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            float_model = Path(tmp) / "classifier-float.onnx"
+            export(load_checkpoint(args.run_dir), float_model)
+            quantize(float_model, args.out, calibration_crops(args.calibration_set))
+    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB, {'float' if args.float else 'int8'})")
     return 0
 
 
@@ -436,10 +504,21 @@ def evaluate_command(args) -> int:
     """Scores an exported ONNX file on crops cut exactly as vision/classifier.py cuts them."""
     from vision.classifier import TileClassifier
 
-    classifier = TileClassifier(args.model)
-    for name, crops in evaluation_sets(args.eval_scenes).items():
-        probs = classifier.run_batch(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2)))
-        print(format_score(name, score(probs, crops.labels)))
+    if not args.flowers:
+        classifier = TileClassifier(args.model, flower_model_path=None)
+        for name, crops in evaluation_sets(args.eval_scenes).items():
+            probs = classifier.run_batch(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2)))
+            print(format_score(name, score(probs, crops.labels)))
+        return 0
+    # Which flower, for crops known to be flowers: the tile classifier alone, then with the
+    # flower model splitting its flower share (as vision/classifier.py runs them).
+    tiles = TileClassifier(flower_model_path=None)
+    flowers = TileClassifier(args.model, flower_model_path=None)
+    for name, crops in flower_evaluation_sets(args.eval_scenes).items():
+        batch = np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2))
+        alone = tiles.run_batch(batch)
+        print(format_score(f"{name}: tile classifier", score(among_flowers(alone), crops.labels)))
+        print(format_score(f"{name}: + flower model", score(among_flowers(flowers.which_flower(batch, alone)), crops.labels)))
     return 0
 
 
@@ -462,12 +541,16 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
     t.add_argument("--resume", action="store_true")
     t.add_argument("--init", type=Path, help="start from this run's last.pt weights (fine-tuning)")
+    t.add_argument("--flowers", action="store_true",
+                   help="train the flower model: flower crops of the hand sets, turned upright or half round")
     e = sub.add_parser("export", parents=[common])
     e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     e.add_argument("--calibration-set", default="synth-hand-real",
                    help="hand-photo render set under the data cache whose crops calibrate the int8 ranges")
+    e.add_argument("--float", action="store_true", help="keep float weights (no int8 quantisation)")
     v = sub.add_parser("evaluate", parents=[common])
     v.add_argument("--model", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
+    v.add_argument("--flowers", action="store_true", help="--model is a flower model: score which flower")
     args = parser.parse_args(argv)
     return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
 

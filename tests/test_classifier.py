@@ -7,8 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier import (CLASSES, DEFAULT_MODEL, INPUT_SIZE, NOT_A_TILE, READINGS, TOP_K, ClassifierError,
-                               TileClassifier, combine, crop_box, preprocess, reread, top_k)
+from vision.classifier import (CLASSES, DEFAULT_FLOWER_MODEL, DEFAULT_MODEL, FLOWER_CHECK, INPUT_SIZE, NOT_A_TILE,
+                               READINGS, TOP_K, ClassifierError, TileClassifier, combine, crop_box, preprocess,
+                               reread, top_k)
 from vision.detections import MELD_EXPOSED, Detection
 
 REPO = Path(__file__).resolve().parent.parent
@@ -102,6 +103,42 @@ def test_product_combines_both_opinions():
         combine(detector, probs, "vote")
 
 
+class FixedFlowerModel(TileClassifier):
+    """A flower model that reads every crop as `upright`, and as `turned` when turned half round."""
+
+    def __init__(self, upright: str, turned: str):
+        super().__init__(flower_model_path=None)
+        self.upright, self.turned, self.seen = upright, turned, []
+
+    def run_batch(self, batch):
+        self.seen.append(batch.copy())
+        code = self.upright if len(self.seen) % 2 else self.turned
+        return np.array([one_hot(code, 0.8)] * len(batch), np.float32)
+
+
+def test_the_flower_model_splits_only_a_likely_flowers_flower_share():
+    flower, suit = one_hot("3f", 0.5), one_hot("5p", 0.95)
+    flower[CLASSES.index("4f")] = 0.3  # 3f or 4f: 0.8 of the row is some flower
+    rows = np.array([flower, suit], np.float32)
+    batch = np.random.default_rng(0).integers(0, 255, (2, 3, INPUT_SIZE, INPUT_SIZE), dtype=np.uint8)
+    model = FixedFlowerModel("4f", "4f")
+    out = model.which_flower(batch, rows)
+    flowers = [CLASSES.index(f"{k}f") for k in range(1, 9)]
+    assert out[0, flowers].sum() == pytest.approx(rows[0, flowers].sum())  # as likely a flower as before
+    assert CLASSES[out[0].argmax()] == "4f" and out[0, CLASSES.index("5p")] == rows[0, CLASSES.index("5p")]
+    assert np.array_equal(out[1], rows[1])  # no flower: untouched, and not even cropped for the model
+    assert len(model.seen) == 2 and len(model.seen[0]) == 1
+    assert np.array_equal(model.seen[1][0], batch[0][:, ::-1, ::-1])  # also read turned half round
+    assert rows[1, flowers].sum() < FLOWER_CHECK
+
+
+def test_upright_and_half_turned_readings_are_averaged():
+    row = one_hot("2f", 0.9)
+    out = FixedFlowerModel("2f", "7f").which_flower(np.zeros((1, 3, INPUT_SIZE, INPUT_SIZE), np.uint8),
+                                                     np.array([row], np.float32))
+    assert out[0, CLASSES.index("2f")] == pytest.approx(out[0, CLASSES.index("7f")], rel=1e-5)
+
+
 def test_missing_weights_are_reported(tmp_path):
     with pytest.raises(ClassifierError) as err:
         TileClassifier(tmp_path / "none.onnx").classify(np.zeros((20, 20, 3), np.uint8), [(0, 0, 5, 5)])
@@ -125,8 +162,9 @@ MIN_RENDERED_TOP3 = 0.9
 
 
 @needs_model
-def test_shipped_classifier_is_small_enough():
+def test_shipped_classifiers_are_small_enough():
     assert DEFAULT_MODEL.stat().st_size <= 2 * 1024 * 1024
+    assert DEFAULT_FLOWER_MODEL.stat().st_size <= 2 * 1024 * 1024
 
 
 @needs_model

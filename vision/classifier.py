@@ -19,6 +19,9 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
+# Which of the eight flowers a tile is: the small numeral and character that tell them apart are
+# what blur and distance wipe out first, so a second model trained on flowers alone splits it.
+DEFAULT_FLOWER_MODEL = DEFAULT_MODEL.with_name("mjlens-flower-classifier.onnx")
 
 # A box the detector proposed that holds no single tile (background, two half tiles): the
 # classifier's verdict lets the detector propose boxes at a low confidence and keep only tiles.
@@ -37,6 +40,9 @@ TOP_K = 8
 # Alternatives after the first that are less probable than this are left out: far below what the
 # reader tries (vision.reader.MIN_ALTERNATIVE of the listed mass), and noise in the JSON.
 ALTERNATIVE_FLOOR = 0.001
+FLOWER_COLUMNS = [i for i, code in enumerate(CLASSES) if code.endswith("f")]
+# Boxes the tile classifier gives at least this share for being some flower go to the flower model.
+FLOWER_CHECK = 0.2
 
 
 class ClassifierError(Exception):
@@ -118,9 +124,11 @@ def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
 class TileClassifier:
     """Loads the ONNX classifier once; `probabilities`/`classify` read many boxes per run."""
 
-    def __init__(self, model_path: str | Path = DEFAULT_MODEL):
+    def __init__(self, model_path: str | Path = DEFAULT_MODEL,
+                 flower_model_path: str | Path | None = DEFAULT_FLOWER_MODEL):
         self.model_path = Path(model_path)
         self._session = None
+        self._flowers = TileClassifier(flower_model_path, None) if flower_model_path is not None else None
 
     def _load(self):
         if self._session is None:
@@ -142,8 +150,27 @@ class TileClassifier:
         return self._session
 
     def probabilities(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarray":
-        """N x len(CLASSES) softmax probabilities, all boxes of the image in one run."""
-        return self.run_batch(preprocess(rgb, boxes))
+        """N x len(CLASSES) softmax probabilities, all boxes of the image in one run; with a
+        flower model, the flower share split among the eight flowers as that model reads them."""
+        batch = preprocess(rgb, boxes)
+        probabilities = self.run_batch(batch)
+        return probabilities if self._flowers is None else self._flowers.which_flower(batch, probabilities)
+
+    def which_flower(self, batch: "np.ndarray", probabilities: "np.ndarray") -> "np.ndarray":
+        """`probabilities` (of `batch`, by the tile classifier) with each likely flower's flower
+        share split as this flower model reads the crop, upright and turned half round (flowers
+        lie in the player's row, seen from either side of the table)."""
+        import numpy as np
+
+        share = probabilities[:, FLOWER_COLUMNS].sum(axis=1)
+        rows = np.flatnonzero(share >= FLOWER_CHECK)
+        if not len(rows):
+            return probabilities
+        views = batch[rows]
+        split = (self.run_batch(views) + self.run_batch(np.ascontiguousarray(views[:, :, ::-1, ::-1])))[:, FLOWER_COLUMNS]
+        out = probabilities.copy()
+        out[np.ix_(rows, FLOWER_COLUMNS)] = share[rows, None] * split / split.sum(axis=1, keepdims=True)
+        return out
 
     def run_batch(self, batch: "np.ndarray") -> "np.ndarray":
         """Probabilities for an already cut N x 3 x INPUT_SIZE x INPUT_SIZE uint8 batch."""

@@ -317,16 +317,24 @@ def _build_xmahjongg_dorothys() -> tuple[dict[str, list[np.ndarray]], bool]:
     return faces, True
 
 
-def _build_camerash() -> tuple[dict[str, list[np.ndarray]], bool]:
+def _camerash_faces(held_out: bool) -> dict[str, list[np.ndarray]]:
     from PIL import Image
 
     faces: dict[str, list[np.ndarray]] = {}
     for crop in camerash_crops():
-        if crop.held_out:
-            continue
-        rgba = np.array(Image.open(crop.path).convert("RGBA"))
-        faces.setdefault(crop.code, []).append(_to_face(rgba))
-    return faces, True
+        if crop.held_out == held_out:
+            faces.setdefault(crop.code, []).append(_to_face(np.array(Image.open(crop.path).convert("RGBA"))))
+    return faces
+
+
+def _build_camerash() -> tuple[dict[str, list[np.ndarray]], bool]:
+    return _camerash_faces(held_out=False), True
+
+
+def held_out_crop_atlas() -> Atlas:
+    """Faces from the held-out real crops, which no model trains on: for evaluation only, so
+    never built into the atlas cache that training renders from."""
+    return Atlas("camerash-held-out", True, _camerash_faces(held_out=True))
 
 
 BUILDERS = {
