@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         if not model.is_file():
             print(f"no detector at {model}: pass --no-model for ground-truth detections only", file=sys.stderr)
             return 2
-        detector = Detector(model)
+        detector = Detector(model, hand_photo=True)
 
     sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
     if args.semi_real:

@@ -161,11 +161,12 @@ def stored_scene_crops(name: str, limit: int | None) -> CropSet:
         CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"crops {name}", NEGATIVES_PER_TILE))
 
 
-def training_crops(scenes_per_set: int, hand_sets: list[str]) -> CropSet:
-    """Synthetic training crops (every scene of the `hand_sets` hand-photo renders, the first
-    `scenes_per_set` of synth-v3 and synth-v2; gnome-smooth is held out of all of them) with
-    not-a-tile boxes, plus the real training crops, repeated."""
-    sets = {**dict.fromkeys(hand_sets), "synth-v3": scenes_per_set, "synth-v2": scenes_per_set}
+def training_crops(scenes_per_set: int, hand_sets: list[str], tables: bool = True) -> CropSet:
+    """Synthetic training crops (every scene of the `hand_sets` hand-photo renders and, with
+    `tables`, the first `scenes_per_set` of the all-layout sets synth-v3 and synth-v2;
+    gnome-smooth is held out of all of them) with not-a-tile boxes, plus the real training
+    crops, repeated."""
+    sets = dict.fromkeys(hand_sets) | ({"synth-v3": scenes_per_set, "synth-v2": scenes_per_set} if tables else {})
     parts = [stored_scene_crops(name, limit) for name, limit in sets.items()]
     parts += [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px-detector-false", lambda name=name, limit=limit:
                      detector_false_boxes(CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"false boxes {name}"))
@@ -374,12 +375,14 @@ def train(args) -> int:
     torch.set_num_threads(args.threads)
     run = args.run_dir
     run.mkdir(parents=True, exist_ok=True)
-    if args.flowers:
-        data, evals = flower_training_crops(args.hand_sets.split(",")), flower_evaluation_sets(args.eval_scenes)
+    hand_sets = args.hand_sets.split(",")
+    if args.kind == "flowers":
+        data, evals = flower_training_crops(hand_sets), flower_evaluation_sets(args.eval_scenes)
         turns, view = (0, 2), among_flowers
     else:
-        data, evals = training_crops(args.scenes, args.hand_sets.split(",")), evaluation_sets(args.eval_scenes)
-        turns, view = (0, 1, 2, 3), (lambda probabilities: probabilities)
+        data = training_crops(args.scenes, hand_sets, tables=args.kind == "tiles")
+        evals = evaluation_sets(args.eval_scenes)
+        turns, view = (0, 2) if args.kind == "upright" else (0, 1, 2, 3), (lambda probabilities: probabilities)
     print(f"training crops: {len(data.labels)} (incl. real x{REAL_REPEAT}); "
           + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
 
@@ -501,24 +504,23 @@ def export_command(args) -> int:
 
 
 def evaluate_command(args) -> int:
-    """Scores an exported ONNX file on crops cut exactly as vision/classifier.py cuts them."""
-    from vision.classifier import TileClassifier
+    """Scores an exported ONNX file on crops cut exactly as vision/classifier.py cuts them, and
+    run as it runs them: a tile model as is, an upright model both ways round; a flower model
+    splits the flower share of the shipped upright model's reading (crops known to be flowers)."""
+    from vision.classifier import DEFAULT_UPRIGHT_MODEL, TileClassifier
 
-    if not args.flowers:
-        classifier = TileClassifier(args.model, flower_model_path=None)
+    model = TileClassifier(args.model, None, None)
+    read = model.both_ways if args.kind == "upright" else model.run_batch
+    if args.kind != "flowers":
         for name, crops in evaluation_sets(args.eval_scenes).items():
-            probs = classifier.run_batch(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2)))
-            print(format_score(name, score(probs, crops.labels)))
+            print(format_score(name, score(read(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2))), crops.labels)))
         return 0
-    # Which flower, for crops known to be flowers: the tile classifier alone, then with the
-    # flower model splitting its flower share (as vision/classifier.py runs them).
-    tiles = TileClassifier(flower_model_path=None)
-    flowers = TileClassifier(args.model, flower_model_path=None)
+    upright = TileClassifier(DEFAULT_UPRIGHT_MODEL, None, None)
     for name, crops in flower_evaluation_sets(args.eval_scenes).items():
         batch = np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2))
-        alone = tiles.run_batch(batch)
-        print(format_score(f"{name}: tile classifier", score(among_flowers(alone), crops.labels)))
-        print(format_score(f"{name}: + flower model", score(among_flowers(flowers.which_flower(batch, alone)), crops.labels)))
+        alone = upright.both_ways(batch)
+        print(format_score(f"{name}: upright model", score(among_flowers(alone), crops.labels)))
+        print(format_score(f"{name}: + flower model", score(among_flowers(model.which_flower(batch, alone)), crops.labels)))
     return 0
 
 
@@ -541,8 +543,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
     t.add_argument("--resume", action="store_true")
     t.add_argument("--init", type=Path, help="start from this run's last.pt weights (fine-tuning)")
-    t.add_argument("--flowers", action="store_true",
-                   help="train the flower model: flower crops of the hand sets, turned upright or half round")
+    t.add_argument("--kind", choices=("tiles", "upright", "flowers"), default="tiles",
+                   help="tiles: every crop at any quarter turn; upright: the hand sets' crops, turned upright or "
+                        "half round only; flowers: the hand sets' flowers, upright or half round")
     e = sub.add_parser("export", parents=[common])
     e.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     e.add_argument("--calibration-set", default="synth-hand-real",
@@ -550,7 +553,7 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--float", action="store_true", help="keep float weights (no int8 quantisation)")
     v = sub.add_parser("evaluate", parents=[common])
     v.add_argument("--model", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
-    v.add_argument("--flowers", action="store_true", help="--model is a flower model: score which flower")
+    v.add_argument("--kind", choices=("tiles", "upright", "flowers"), default="tiles", help="what --model is")
     args = parser.parse_args(argv)
     return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
 

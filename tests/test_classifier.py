@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.classifier import (CLASSES, DEFAULT_FLOWER_MODEL, DEFAULT_MODEL, FLOWER_CHECK, INPUT_SIZE, NOT_A_TILE,
-                               READINGS, TOP_K, ClassifierError, TileClassifier, combine, crop_box, preprocess,
-                               reread, top_k)
+from vision.classifier import (CLASSES, DEFAULT_FLOWER_MODEL, DEFAULT_MODEL, DEFAULT_UPRIGHT_MODEL, FLOWER_CHECK,
+                               INPUT_SIZE, NOT_A_TILE, READINGS, TOP_K, ClassifierError, TileClassifier, combine,
+                               crop_box, preprocess, reread, top_k)
 from vision.detections import MELD_EXPOSED, Detection
 
 REPO = Path(__file__).resolve().parent.parent
@@ -103,11 +103,12 @@ def test_product_combines_both_opinions():
         combine(detector, probs, "vote")
 
 
-class FixedFlowerModel(TileClassifier):
-    """A flower model that reads every crop as `upright`, and as `turned` when turned half round."""
+class StubModel(TileClassifier):
+    """One model that reads every crop as `upright`, and as `turned` in every second run (when
+    run both ways round, the half-turned crops)."""
 
     def __init__(self, upright: str, turned: str):
-        super().__init__(flower_model_path=None)
+        super().__init__(DEFAULT_MODEL, None, None)
         self.upright, self.turned, self.seen = upright, turned, []
 
     def run_batch(self, batch):
@@ -121,7 +122,7 @@ def test_the_flower_model_splits_only_a_likely_flowers_flower_share():
     flower[CLASSES.index("4f")] = 0.3  # 3f or 4f: 0.8 of the row is some flower
     rows = np.array([flower, suit], np.float32)
     batch = np.random.default_rng(0).integers(0, 255, (2, 3, INPUT_SIZE, INPUT_SIZE), dtype=np.uint8)
-    model = FixedFlowerModel("4f", "4f")
+    model = StubModel("4f", "4f")
     out = model.which_flower(batch, rows)
     flowers = [CLASSES.index(f"{k}f") for k in range(1, 9)]
     assert out[0, flowers].sum() == pytest.approx(rows[0, flowers].sum())  # as likely a flower as before
@@ -134,9 +135,19 @@ def test_the_flower_model_splits_only_a_likely_flowers_flower_share():
 
 def test_upright_and_half_turned_readings_are_averaged():
     row = one_hot("2f", 0.9)
-    out = FixedFlowerModel("2f", "7f").which_flower(np.zeros((1, 3, INPUT_SIZE, INPUT_SIZE), np.uint8),
+    out = StubModel("2f", "7f").which_flower(np.zeros((1, 3, INPUT_SIZE, INPUT_SIZE), np.uint8),
                                                      np.array([row], np.float32))
     assert out[0, CLASSES.index("2f")] == pytest.approx(out[0, CLASSES.index("7f")], rel=1e-5)
+
+
+def test_tiles_lying_sideways_go_to_the_tile_model_the_rest_to_the_upright_model():
+    tiles, upright = StubModel("1z", "1z"), StubModel("5p", "5p")
+    tiles._upright = upright
+    boxes = [(0, 0, 20, 28), (30, 0, 50, 28), (60, 0, 88, 20)]  # the third lies sideways
+    probs = tiles.probabilities(np.zeros((40, 100, 3), np.uint8), boxes)
+    assert [CLASSES[i] for i in probs.argmax(axis=1)] == ["5p", "5p", "1z"]
+    assert [len(b) for b in tiles.seen] == [1] and [len(b) for b in upright.seen] == [2, 2]
+    assert np.array_equal(upright.seen[1], upright.seen[0][:, :, ::-1, ::-1])  # both ways round
 
 
 def test_missing_weights_are_reported(tmp_path):
@@ -165,6 +176,7 @@ MIN_RENDERED_TOP3 = 0.9
 def test_shipped_classifiers_are_small_enough():
     assert DEFAULT_MODEL.stat().st_size <= 2 * 1024 * 1024
     assert DEFAULT_FLOWER_MODEL.stat().st_size <= 2 * 1024 * 1024
+    assert DEFAULT_UPRIGHT_MODEL.stat().st_size <= 2 * 1024 * 1024
 
 
 @needs_model

@@ -364,8 +364,9 @@ def matched_fraction(detections: list[Detection], labels) -> float:
 
 
 @needs_model
-def test_shipped_model_reads_rendered_scenes(rendered_scenes):
-    detector = Detector()
+@pytest.mark.parametrize("hand_photo", [False, True], ids=["any-photo", "hand-photo"])
+def test_shipped_model_reads_rendered_scenes(rendered_scenes, hand_photo):
+    detector = Detector(hand_photo=hand_photo)
     tile_labels, found = 0, 0.0
     for sample in rendered_scenes:
         detections = detector.detect(sample.image)
@@ -375,7 +376,7 @@ def test_shipped_model_reads_rendered_scenes(rendered_scenes):
         tiles = [label for label in sample.labels if label.name in CLASS_NAMES[:42]]
         tile_labels += len(tiles)
         found += matched_fraction(detections, tiles) * len(tiles)
-    print(f"rendered-scene recall {found / tile_labels:.2f}")
+    print(f"rendered-scene recall {found / tile_labels:.2f} (hand photo: {hand_photo})")
     assert found / tile_labels >= MIN_RENDERED_RECALL
 
 

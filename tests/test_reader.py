@@ -180,6 +180,23 @@ def test_a_lone_tile_near_the_row_or_a_right_count_is_not_read_as_a_flower():
     assert result.error is None and result.hand["concealed"] == CONCEALED and result.hand["flowers"] == []
 
 
+def test_a_hand_tile_read_face_down_outside_a_kong_takes_its_likeliest_face():
+    # A white dragon (blank face) read as a tile's back: no tile of the hand but a concealed
+    # kong's lies face down, so its face readings decide, and it is reported as uncertain.
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z"]
+    probs = {9: (("back", 0.75), ("5z", 0.2), ("1z", 0.05))}
+    result = read_detections(hand_row(concealed, "7z", probs), rules=RULES)
+    assert result.error is None and result.hand["concealed"] == concealed
+    assert result.confidence < 0.5 and [t.code for t in result.tiles if t.uncertain] == ["5z"]
+    assert any("read face down lie outside a concealed kong" in w for w in result.warnings)
+
+
+def test_tiles_with_no_face_reading_outside_a_kong_are_unreadable():
+    probs = {9: (("back", 1.0),), 10: (("back", 1.0),)}  # up, down, down, up: as a kong would lie
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "unreadable_tiles"
+
+
 def test_four_shuffled_concealed_tiles_do_not_overrule_the_set_apart_tile():
     # 7p 1p 6p 5p then 1p set apart: three steps down, one up, by chance of the shuffle.
     layout = group_tiles(row_detections(RowSpec(["7p", "1p", "6p", "5p", "1p"], gaps_after={3: 20})))

@@ -19,6 +19,10 @@ if TYPE_CHECKING:
     import numpy as np
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
+# In a photo of one hand every tile lies upright or upside down (seen from the player's seat or
+# from across the table) but the claimed tiles, which lie sideways: a model trained on those two
+# turns alone reads such tiles better than the tile model, which must read any quarter turn.
+DEFAULT_UPRIGHT_MODEL = DEFAULT_MODEL.with_name("mjlens-upright-classifier.onnx")
 # Which of the eight flowers a tile is: the small numeral and character that tell them apart are
 # what blur and distance wipe out first, so a second model trained on flowers alone splits it.
 DEFAULT_FLOWER_MODEL = DEFAULT_MODEL.with_name("mjlens-flower-classifier.onnx")
@@ -43,6 +47,9 @@ ALTERNATIVE_FLOOR = 0.001
 FLOWER_COLUMNS = [i for i, code in enumerate(CLASSES) if code.endswith("f")]
 # Boxes the tile classifier gives at least this share for being some flower go to the flower model.
 FLOWER_CHECK = 0.2
+# A box whose width-to-height ratio is this many times the photo's median holds a tile lying
+# sideways (a claimed tile; a flat tile turned by 90 degrees is about 1.4 times as wide as usual).
+SIDEWAYS = 1.3
 
 
 class ClassifierError(Exception):
@@ -110,6 +117,16 @@ def preprocess(rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarr
     return np.ascontiguousarray(np.stack(crops).transpose(0, 3, 1, 2))
 
 
+def lies_sideways(boxes: Sequence[Sequence[float]]) -> "np.ndarray":
+    """Per box, whether it is far wider for its height than the photo's typical tile box."""
+    import numpy as np
+
+    if not len(boxes):
+        return np.zeros(0, bool)
+    aspect = np.array([(x2 - x1) / (y2 - y1) for x1, y1, x2, y2 in boxes], np.float64)
+    return aspect > SIDEWAYS * np.median(aspect)
+
+
 def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
     """Best k readings (tile codes or face-down, never NOT_A_TILE) per row of an
     N x len(CLASSES) probability matrix; after the first, only those of ALTERNATIVE_FLOOR or more."""
@@ -125,10 +142,12 @@ class TileClassifier:
     """Loads the ONNX classifier once; `probabilities`/`classify` read many boxes per run."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL,
+                 upright_model_path: str | Path | None = None,
                  flower_model_path: str | Path | None = DEFAULT_FLOWER_MODEL):
         self.model_path = Path(model_path)
         self._session = None
-        self._flowers = TileClassifier(flower_model_path, None) if flower_model_path is not None else None
+        self._upright = TileClassifier(upright_model_path, None, None) if upright_model_path is not None else None
+        self._flowers = TileClassifier(flower_model_path, None, None) if flower_model_path is not None else None
 
     def _load(self):
         if self._session is None:
@@ -150,11 +169,27 @@ class TileClassifier:
         return self._session
 
     def probabilities(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarray":
-        """N x len(CLASSES) softmax probabilities, all boxes of the image in one run; with a
-        flower model, the flower share split among the eight flowers as that model reads them."""
+        """N x len(CLASSES) softmax probabilities, all boxes of the image in one run. With an
+        upright model (for photos of one hand), tiles not lying sideways are read by it, both
+        ways round; with a flower model, the flower share is split among the eight flowers as
+        that model reads them."""
+        import numpy as np
+
         batch = preprocess(rgb, boxes)
-        probabilities = self.run_batch(batch)
+        if self._upright is None:
+            probabilities = self.run_batch(batch)
+        else:
+            sideways = lies_sideways(boxes)
+            probabilities = np.empty((len(batch), len(CLASSES)), np.float32)
+            probabilities[sideways] = self.run_batch(batch[sideways])
+            probabilities[~sideways] = self._upright.both_ways(batch[~sideways])
         return probabilities if self._flowers is None else self._flowers.which_flower(batch, probabilities)
+
+    def both_ways(self, batch: "np.ndarray") -> "np.ndarray":
+        """Mean probabilities of the crops as they are and turned half round."""
+        import numpy as np
+
+        return (self.run_batch(batch) + self.run_batch(np.ascontiguousarray(batch[:, :, ::-1, ::-1]))) / 2
 
     def which_flower(self, batch: "np.ndarray", probabilities: "np.ndarray") -> "np.ndarray":
         """`probabilities` (of `batch`, by the tile classifier) with each likely flower's flower
@@ -166,8 +201,7 @@ class TileClassifier:
         rows = np.flatnonzero(share >= FLOWER_CHECK)
         if not len(rows):
             return probabilities
-        views = batch[rows]
-        split = (self.run_batch(views) + self.run_batch(np.ascontiguousarray(views[:, :, ::-1, ::-1])))[:, FLOWER_COLUMNS]
+        split = self.both_ways(batch[rows])[:, FLOWER_COLUMNS]
         out = probabilities.copy()
         out[np.ix_(rows, FLOWER_COLUMNS)] = share[rows, None] * split / split.sum(axis=1, keepdims=True)
         return out

@@ -335,13 +335,16 @@ def cpu_session(model_path: Path, spin: bool = False):
 class Detector:
     """The shipped tile detector; the ONNX session is created on first use.
 
+    `hand_photo`: the photo shows one player's hand, so its tiles lie upright or upside down
+    (but the claimed ones, sideways) and the classifier reads them with its upright model.
     A given `conf_threshold` applies to every box. By default tile boxes need
     PROPOSAL_CONF when the classifier is loaded (DEFAULT_CONF without it), and meld and
     kong boxes, which the classifier does not check, DEFAULT_CONF.
     """
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float | None = None,
-                 iou_threshold: float = 0.5, classifier_path: str | Path | None = DEFAULT_CLASSIFIER):
+                 iou_threshold: float = 0.5, classifier_path: str | Path | None = DEFAULT_CLASSIFIER,
+                 hand_photo: bool = False):
         self.model_path = Path(model_path)
         self.iou_threshold = iou_threshold
         self._session = None
@@ -352,9 +355,10 @@ class Detector:
         # class head (models/CLASSIFIER_CARD.md); without its file the detector's codes stand.
         self._classifier = None
         if classifier_path is not None and Path(classifier_path).is_file():
-            from vision.classifier import TileClassifier
+            from vision.classifier import DEFAULT_UPRIGHT_MODEL, TileClassifier
 
-            self._classifier = TileClassifier(classifier_path)
+            # In a photo of one hand the tiles lie upright or upside down but the claimed ones.
+            self._classifier = TileClassifier(classifier_path, DEFAULT_UPRIGHT_MODEL if hand_photo else None)
         self.group_conf_threshold = DEFAULT_CONF if conf_threshold is None else conf_threshold
         if conf_threshold is None:
             conf_threshold = DEFAULT_CONF if self._classifier is None else PROPOSAL_CONF
@@ -434,12 +438,13 @@ def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
                    scale_x=fit.scale_x * fit.width / width, scale_y=fit.scale_y * fit.height / height)
 
 
-_DETECTORS: dict[Path, Detector] = {}
+_DETECTORS: dict[tuple[Path, bool], Detector] = {}
 
 
-def detect(image: ImageInput, model_path: str | Path = DEFAULT_MODEL) -> list[Detection]:
-    """Detect with a detector cached per model file (the session loads once)."""
-    key = Path(model_path).resolve()
+def detect(image: ImageInput, model_path: str | Path = DEFAULT_MODEL, hand_photo: bool = False) -> list[Detection]:
+    """Detect with a detector cached per model file and kind of photo (the session loads once);
+    `hand_photo`: the photo shows one player's hand (see Detector)."""
+    key = (Path(model_path).resolve(), hand_photo)
     if key not in _DETECTORS:
-        _DETECTORS[key] = Detector(key)
+        _DETECTORS[key] = Detector(key[0], hand_photo=hand_photo)
     return _DETECTORS[key].detect(image)

@@ -45,6 +45,7 @@ MAX_HAND_TILES = 18 + 8
 # most 1.6 times their median long side in our renders; a larger box is clutter (a phone, a
 # shadow). Small boxes stay: a tile cut off by the photo's edge is one.
 MAX_SIZE = 2.0
+FACE_ODDS = 0.15  # a box read face down but this likely a face is a misread tile, not felt
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 # In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
 # ends down or the middle two down (B = down, U = up).
@@ -144,6 +145,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         for row in rows
         for i in _backs_outside_kongs(tiles, row.members)
         if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in kong_boxes)
+        and sum(p for code, p in tiles[i].alternatives if code not in (BACK, *FLOWER_CODES)) < FACE_ODDS
     ]
     if lone_backs:
         rows = _without(rows, lone_backs)
@@ -214,7 +216,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
 
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
-        warnings.append(f"{len(backs_loose)} face-down tile(s) outside a kong cannot be read")
+        warnings.append(f"{len(backs_loose)} tile(s) read face down lie outside a concealed kong, where no tile "
+                        "lies face down: read from their other readings")
     if len(unassigned) > len(kept_out):
         lone = [i for i in unassigned if i not in kept_out]
         warnings.append(

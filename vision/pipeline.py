@@ -167,7 +167,7 @@ def _run_detector(image: Any, detect: Detect | None) -> list[Detection]:
         if detect is None:
             from vision.detector import detect as shipped_detect
 
-            return list(shipped_detect(image))
+            return list(shipped_detect(image, hand_photo=True))
         return list(detect(image))
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None

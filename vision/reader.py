@@ -202,12 +202,16 @@ def _tile_choices(
     unreadable = []
     for i in in_hand:
         tile = layout.tiles[i]
+        alternatives = tile.alternatives or ((tile.code, tile.confidence),)
+        if tile.code == BACK and any(i in m.tiles and m.concealed for m in layout.melds):
+            continue  # takes the kong's code
+        options = _normalised(alternatives)
         if tile.code == BACK:
-            if any(i in m.tiles and m.concealed for m in layout.melds):
-                continue  # takes the kong's code
-            unreadable.append(i)
-            continue
-        options = _normalised(tile.alternatives or ((tile.code, tile.confidence),))
+            # Only a concealed kong's tiles lie face down: this one shows a face the classifier
+            # found nearly as plain as a back (a white dragon, a blurred tile); its faces keep
+            # their small odds, so the reading's confidence says how doubtful it is.
+            face = sum(p for c, p in alternatives if c in PLAYING_CODES)
+            options = [(c, p * face) for c, p in options]
         if not options:
             unreadable.append(i)
             continue
