@@ -1,7 +1,7 @@
 """Our tile detector against the `mahjong-detector` peer (PyPI, MIT), same images, one run.
 
     python benchmarks/bench_detector.py [--model models/mjlens-tiles.onnx]
-        [--scenes NAME=IMAGES_DIR ...] [--limit 100] [--annotate-dir DIR]
+        [--scenes NAME=IMAGES_DIR ...] [--limit 100] [--annotate-dir DIR] [--hand-photo]
 
 Sets:
   * scene sets (YOLO layout, labels beside images under labels/): mAP50 over tile codes.
@@ -9,8 +9,9 @@ Sets:
     only on those 34 (it has no flowers, no face-down class, no meld boxes).
   * the real crops held out of training (datasets/mjsynth/art.py: is_held_out_crop):
     one tile per image, so classification accuracy of the most confident tile box.
-Latency is the whole per-image path (decode, pre-process, inference, NMS) for each
-detector on the same images, reported as p50 ours / p50 peer.
+Latency is the whole per-image path (decode, pre-process, inference, NMS, our classifiers) for
+each detector on the same images, reported as p50 ours / p50 peer. `--hand-photo` reads the
+tiles as `mjlens photo` does (vision.detector.Detector's hand_photo: the upright classifier).
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ class Run:
 class Ours:
     name = "ours"
 
-    def __init__(self, model: Path):
-        self.detector = Detector(model, conf_threshold=EVAL_CONF)
+    def __init__(self, model: Path, hand_photo: bool = False):
+        self.detector = Detector(model, conf_threshold=EVAL_CONF, hand_photo=hand_photo)
 
     def __call__(self, image: Path | Image.Image) -> list[Box]:
         source = np.asarray(image) if isinstance(image, Image.Image) else image
@@ -196,9 +197,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--annotate-dir", type=Path, help="also write annotated real table photos here")
     parser.add_argument("--photos", type=Path, default=REPO.parent / "shared" / "data" / "table-photos" / "camerash-raw")
     parser.add_argument("--per-class", action="store_true", help="print per-class AP of ours")
+    parser.add_argument("--hand-photo", action="store_true",
+                        help="read tiles as in photos of one hand (upright model; use with hand-photo sets)")
     args = parser.parse_args(argv)
 
-    ours, peer = Ours(args.model), Peer()
+    ours, peer = Ours(args.model, args.hand_photo), Peer()
     our_tiles = frozenset((*TILE_CODES, "back"))
     seconds = {"ours": [], "peer": []}
     set_latency = []  # (set, p50 ours, p50 peer): the photo shape changes what rect inference saves
