@@ -34,7 +34,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "datasets"))
 
-from vision.classifier import CLASSES, CROP_SCALE, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
+from vision.classifier import CLASSES, CROP_SCALE, FLOWER_COLUMNS, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
 from vision.detector import overlaps  # noqa: E402
 
 # Rendered scene sets, crop caches and runs: this workplace's /work/cache unless MJLENS_DATA_CACHE says.
@@ -176,7 +176,7 @@ def training_crops(scenes_per_set: int, hand_sets: list[str], tables: bool = Tru
     return CropSet(np.concatenate([p.images for p in parts]), np.concatenate([p.labels for p in parts]))
 
 
-FLOWER_LABELS = np.array([CLASS_INDEX[c] for c in CLASSES if c.endswith("f")])
+FLOWER_LABELS = np.array(FLOWER_COLUMNS)  # class indices are output columns
 
 
 def flowers_only(crops: CropSet) -> CropSet:
@@ -510,8 +510,8 @@ def evaluate_command(args) -> int:
     from vision.classifier import DEFAULT_UPRIGHT_MODEL, TileClassifier
 
     model = TileClassifier(args.model, None, None)
-    read = model.both_ways if args.kind == "upright" else model.run_batch
     if args.kind != "flowers":
+        read = model.both_ways if args.kind == "upright" else model.run_batch
         for name, crops in evaluation_sets(args.eval_scenes).items():
             print(format_score(name, score(read(np.ascontiguousarray(crops.images.transpose(0, 3, 1, 2))), crops.labels)))
         return 0

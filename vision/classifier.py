@@ -139,7 +139,8 @@ def top_k(probabilities: "np.ndarray", k: int = TOP_K) -> list[TileReading]:
 
 
 class TileClassifier:
-    """Loads the ONNX classifier once; `probabilities`/`classify` read many boxes per run."""
+    """Loads the ONNX classifier once, with the upright and flower models it defers to;
+    `probabilities`/`classify` read many boxes per run."""
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL,
                  upright_model_path: str | Path | None = None,

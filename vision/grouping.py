@@ -132,13 +132,13 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     melds: list[MeldLayout] = []
     row_segments: list[tuple[_Row, list[list[int]]]] = []
     rows = [_order_row(tiles, members) for members in hand_rows]
-    # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
-    # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box, is such a
-    # look-alike.
     ghosts = [i for row in rows for i in _straddling_boxes(tiles, row)]
     if ghosts:
         rows = _without(rows, ghosts)
         warnings.append(f"{len(ghosts)} box(es) straddling two neighbouring tiles were not used")
+    # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
+    # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box, nor has a
+    # likely face reading, is such a look-alike.
     kong_boxes = [b for b in group_boxes if b.code == KONG_CONCEALED]
     lone_backs = [
         i
