@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import struct
 import zlib
 from pathlib import Path
@@ -487,3 +488,24 @@ def test_peer_weights_reproduce_the_peer_onnx_and_map_onto_our_classes():
     assert torch.equal(ours.state_dict()[final][CLASS_NAMES.index("7z")],
                        peer.state_dict()[final][names.index("chun")])
     assert ours.names == dict(enumerate(CLASS_NAMES))
+
+
+@needs_model
+@pytest.mark.parametrize("mode", [[], ["--hand-photo"]], ids=["any-photo", "hand-photo"])
+def test_detect_command_lists_the_sample_hands_tiles_as_json(capsys, mode):
+    from vision.cli import main
+
+    sample = Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg"
+    assert main(["detect", str(sample), "--json", *mode]) == 0
+    found = json.loads(capsys.readouterr().out)
+    tiles = [d for d in found if d["code"] in CLASS_NAMES[:43]]
+    assert len(tiles) >= 14 and all(d["alternatives"][0][0] == d["code"] for d in tiles)
+
+
+def test_detect_command_refuses_a_file_that_is_no_image(tmp_path, capsys):
+    from vision.cli import main
+
+    bad = tmp_path / "notes.jpg"
+    bad.write_text("not a photo")
+    assert main(["detect", str(bad), "--json"]) == 1
+    assert "error" in json.loads(capsys.readouterr().out)

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--conf", type=float, default=None,
                         help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
                              f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
+    parser.add_argument("--hand-photo", action="store_true",
+                        help="the photo shows one player's hand: read its tiles as `mjlens photo` does "
+                             "(upright or upside down, but the sideways claimed tiles)")
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
@@ -47,7 +50,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf)
+    detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)
     try:
         detections = detector.detect(args.image)
         if args.annotate:
