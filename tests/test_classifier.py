@@ -140,6 +140,19 @@ def test_upright_and_half_turned_readings_are_averaged():
     assert out[0, CLASSES.index("2f")] == pytest.approx(out[0, CLASSES.index("7f")], rel=1e-5)
 
 
+def test_only_crops_read_unsurely_are_read_again_turned():
+    class Sure(StubModel):
+        def run_batch(self, batch):
+            self.seen.append(batch.copy())
+            return np.array([one_hot("3s", 0.95), one_hot("3s", 0.6)][:len(batch)], np.float32)
+
+    model = Sure("3s", "3s")
+    batch = np.random.default_rng(2).integers(0, 255, (2, 3, INPUT_SIZE, INPUT_SIZE), dtype=np.uint8)
+    model.both_ways(batch)
+    assert [len(b) for b in model.seen] == [2, 1]
+    assert np.array_equal(model.seen[1][0], batch[1][:, ::-1, ::-1])
+
+
 def test_tiles_lying_sideways_go_to_the_tile_model_the_rest_to_the_upright_model():
     tiles, upright = StubModel("1z", "1z"), StubModel("5p", "5p")
     tiles._upright = upright
