@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from tests.synthetic_boxes import RowSpec, row_detections
+from tests.synthetic_boxes import RowSpec, group_box, row_detections
 from vision.detections import Detection
 from vision.grouping import group_tiles
 from vision.pipeline import read_detections
@@ -94,6 +94,28 @@ def test_kong_all_face_down_needs_a_hint():
     hinted = read_detections(_kong_scene(["back"] * 4), rules=RULES, kong_codes=["3z"])
     assert hinted.score["ok"] and hinted.score["reason"] != "not_winning"
     assert hinted.hand["melds"][0]["tiles"] == ["3z"] * 4
+
+
+def _boxed_run_in_front(concealed, winning, run):
+    tiles = hand_row(concealed, winning)
+    front = row_detections(RowSpec(run, origin=(150, 380)))
+    return tiles + front + [group_box(front, "kong_concealed")]
+
+
+def test_four_boxed_tiles_that_can_be_no_kong_are_concealed_tiles():
+    # The detector's concealed-kong box over 4p 5p 6p 6p, which no kong can be.
+    concealed = ["1m", "2m", "3m", "7s", "8s", "9s", "5z", "5z", "5z"]
+    result = read_detections(_boxed_run_in_front(concealed, "6p", ["4p", "5p", "6p", "6p"]), rules=RULES)
+    assert result.score["ok"] and result.hand["melds"] == [] and result.hand["winning_tile"] == "6p"
+    assert sorted(result.hand["concealed"]) == sorted(concealed + ["4p", "5p", "6p", "6p"])
+    assert any("can be no kong were read as concealed tiles" in w for w in result.warnings)
+
+
+def test_four_boxed_tiles_alike_stay_a_kong():
+    concealed = ["1m", "2m", "3m", "7s", "8s", "9s", "5z", "5z", "5z", "4p"]
+    result = read_detections(_boxed_run_in_front(concealed, "4p", ["6p"] * 4), rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6p"] * 4, "concealed": True}]
+    assert not any("can be no kong" in w for w in result.warnings)
 
 
 def test_exposed_meld_and_flowers_reach_the_hand():

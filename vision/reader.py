@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from scoring import score_json
 from vision.detections import BACK, TILE_CODES
-from vision.grouping import FLOWER_CODES, Layout
+from vision.grouping import FLOWER_CODES, Layout, MeldLayout
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
@@ -236,7 +236,7 @@ def _tile_choices(
 def _check_tile_count(layout: Layout) -> None:
     standing = len(layout.concealed) + (layout.winning is not None)
     expected = 14 - 3 * len(layout.melds)
-    if standing != expected:
+    if _standing_excess(layout):
         melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
         total = standing + sum(len(m.tiles) for m in layout.melds)
         raise PhotoError(
@@ -346,8 +346,7 @@ def flowers_set_apart(layout: Layout) -> Layout:
     Players lay their flowers apart, at the left of the hand; a flower misread as a playing tile
     (flower art varies most between sets) would otherwise join the row and spoil the count.
     """
-    standing = len(layout.concealed) + (layout.winning is not None)
-    excess = standing - (14 - 3 * len(layout.melds))
+    excess = _standing_excess(layout)
     if not 0 < excess < len(layout.concealed) or len(layout.flowers) + excess > len(FLOWER_CODES):
         return layout
     last, first_kept = layout.tiles[layout.concealed[excess - 1]], layout.tiles[layout.concealed[excess]]
@@ -362,6 +361,39 @@ def flowers_set_apart(layout: Layout) -> Layout:
             f"{excess} tile(s) lie apart at the left of a hand that has {excess} tile(s) too many: "
             "read as flowers",),
     )
+
+
+def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
+    """Read as concealed tiles the four-tile melds that can be no kong (no code among all four
+    tiles' readings; none face down or sideways) when the hand is one tile short per such meld.
+
+    The detector's meld boxes sometimes fall on four concealed tiles lying apart (a pair and a
+    pair, say); taken for a kong, they leave the concealed row a tile short.
+    """
+    def kong_codes(meld: MeldLayout) -> set[str]:
+        readings = [{code for code, _ in layout.tiles[i].alternatives} or {layout.tiles[i].code} for i in meld.tiles]
+        return set.intersection(*readings) & PLAYING_CODES
+
+    no_kongs = [m for m in layout.melds
+                if len(m.tiles) == 4 and m.claimed is None and not kong_codes(m)
+                and all(layout.tiles[i].code != BACK for i in m.tiles)]
+    if not no_kongs or -_standing_excess(layout) != len(no_kongs):
+        return layout
+    # The player's order along the row: left to right in the photo, or the reverse from across.
+    hand = sorted(list(layout.concealed) + [i for m in no_kongs for i in m.tiles],
+                  key=lambda i: layout.tiles[i].center[0], reverse=layout.reversed_view)
+    return replace(
+        layout,
+        concealed=tuple(hand),
+        melds=tuple(m for m in layout.melds if m not in no_kongs),
+        warnings=layout.warnings + (
+            f"{len(no_kongs)} run(s) of four tiles that can be no kong were read as concealed tiles",),
+    )
+
+
+def _standing_excess(layout: Layout) -> int:
+    """Concealed tiles (the winning tile included) beyond what the melds leave room for."""
+    return len(layout.concealed) + (layout.winning is not None) - (14 - 3 * len(layout.melds))
 
 
 def _reads_backwards(row: list[str]) -> bool:
