@@ -19,7 +19,8 @@ from typing import Any
 from vision.detections import Detection
 from vision.grouping import Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
-from vision.reader import PLAYING_CODES, HandReading, flowers_set_apart, four_tile_runs_that_are_no_kong, orient, read_hand
+from vision.reader import (PLAYING_CODES, HandReading, flowers_set_apart, four_tile_runs_that_are_no_kong, orient,
+                           read_hand)
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
