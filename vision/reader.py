@@ -236,7 +236,7 @@ def _tile_choices(
 def _check_tile_count(layout: Layout) -> None:
     standing = len(layout.concealed) + (layout.winning is not None)
     expected = 14 - 3 * len(layout.melds)
-    if _standing_excess(layout):
+    if standing != expected:
         melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
         total = standing + sum(len(m.tiles) for m in layout.melds)
         raise PhotoError(
