@@ -30,11 +30,16 @@ CACHE_DIR = Path(os.environ.get("MJLENS_ART_CACHE", REPO_ROOT / "datasets" / "_a
 SHARED_DIR = Path(os.environ.get("MJLENS_SHARED", REPO_ROOT.parent / "shared"))
 FLUFFY_DIR = SHARED_DIR / "data" / "tile-art" / "fluffystuff" / "Regular"
 CAMERASH_DIR = SHARED_DIR / "data" / "tile-crops" / "camerash"
-DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg")
+# Free CJK fonts (Kai, Ming, Hei, Mincho) the `drawn` source writes its faces with.
+FONT_PACKAGES = ("fonts-arphic-ukai", "fonts-arphic-uming", "fonts-wqy-zenhei", "fonts-wqy-microhei",
+                 "fonts-cwtex-kai", "fonts-cwtex-ming", "fonts-cwtex-heib",
+                 "fonts-arphic-bkai00mp", "fonts-arphic-bsmi00lp", "fonts-arphic-gbsn00lp",
+                 "fonts-arphic-gkai00mp", "fonts-hanazono")
+DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg", *FONT_PACKAGES)
 
 SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
            "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
-           "camerash")
+           "camerash", "drawn")
 # Sources available without any download: tests and a fresh checkout use these.
 LOCAL_SOURCES = ("fluffystuff", "camerash")
 
@@ -337,6 +342,12 @@ def held_out_crop_atlas() -> Atlas:
     return Atlas("camerash-held-out", True, _camerash_faces(held_out=True))
 
 
+def _build_drawn() -> tuple[dict[str, list[np.ndarray]], bool]:
+    from . import drawn
+
+    return drawn.build(CACHE_DIR / "debian" / "usr/share/fonts/truetype"), False
+
+
 BUILDERS = {
     "fluffystuff": _build_fluffystuff,
     "kmahjongg-default": lambda: _build_kmahjongg("default"),
@@ -347,6 +358,7 @@ BUILDERS = {
     "xmahjongg-real": _build_xmahjongg_real,
     "xmahjongg-dorothys": _build_xmahjongg_dorothys,
     "camerash": _build_camerash,
+    "drawn": _build_drawn,
 }
 
 
