@@ -34,15 +34,13 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 from tqdm import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
-from datasets.mjsynth.dataset import image_size  # noqa: E402
-from datasets.mjsynth.scene import make_sample  # noqa: E402
+from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import score_json  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
@@ -81,16 +79,10 @@ class Tally:
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:
-    import cv2
-
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
-        rng = np.random.default_rng([seed, index])
-        width, height = image_size(rng, imgsz)
-        sample = make_sample(rng, atlas, "hand", width, height)
-        ok, buf = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
-                               [cv2.IMWRITE_JPEG_QUALITY, 90])
-        scenes.append(Scene(buf.tobytes(), sample.meta, _complete(sample.meta)))
+        jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
+        scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
 

@@ -200,17 +200,13 @@ def real_face_hand_flowers(count: int = 80, seed: int = 5555001) -> CropSet:
     def build() -> CropSet:
         import cv2
         from mjsynth.art import held_out_crop_atlas
-        from mjsynth.dataset import image_size
-        from mjsynth.scene import make_sample
+        from mjsynth.dataset import hand_photo_jpeg
 
         atlas, images, labels = held_out_crop_atlas(), [], []
         for index in range(count):
-            rng = np.random.default_rng([seed, index])
-            sample = make_sample(rng, atlas, "hand", *image_size(rng, 960))
-            ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
-                                    [cv2.IMWRITE_JPEG_QUALITY, 90])
-            rgb = cv2.cvtColor(cv2.imdecode(jpeg, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
-            for tile in sample.meta["tiles"]:
+            jpeg, meta = hand_photo_jpeg(atlas, seed, index, 960)
+            rgb = cv2.cvtColor(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
+            for tile in meta["tiles"]:
                 if tile["code"].endswith("f"):
                     images.append(crop_box(rgb, tile["box"], CROP_SCALE, INPUT_SIZE))
                     labels.append(CLASS_INDEX[tile["code"]])
