@@ -6,8 +6,8 @@ classifier that saw only a handful of sets reads an unseen set's 五 as 三 and 
 as six. Each drawn style picks its fonts (Kai, Ming, Hei and Mincho faces of free CJK fonts
 from Debian packages), its inks, its dot and stick shapes and whether it writes simplified
 forms (万, 发, 兰) and corner indices; the standard arrangements of dots and sticks stay
-fixed, as they are in every real set. Flowers carry their character and number and a random
-plant, as real sets paint different plants over the same name.
+fixed, as they are in every real set. Flowers carry their character and number, over a
+random plant or in a frame, as real sets paint different pictures over the same name.
 """
 
 from __future__ import annotations
@@ -80,6 +80,8 @@ class DrawnStyle:
     dot_scale: float
     stick_width: float  # fraction of the face width
     corner_index: bool  # a small number or wind letter in the top left corner
+    bird: bool  # 1s as a bird (most sets) or one large stick
+    flower_frame: bool  # the flower's name inside a frame
     white: str  # "blank", "frame" or "double"
 
 
@@ -133,6 +135,8 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
         dot_scale=float(rng.uniform(0.8, 1.1)),
         stick_width=float(rng.uniform(0.11, 0.17)),
         corner_index=bool(rng.random() < 0.35),
+        bird=bool(rng.random() < 0.7),
+        flower_frame=bool(rng.random() < 0.3),
         white=str(rng.choice(["blank", "frame", "frame", "double"])),
     )
 
@@ -240,15 +244,17 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         layout = DOT_LAYOUT[value]
         radius = style.dot_scale * (0.38 if value == 1 else {2: .19, 3: .16, 4: .19, 5: .17}.get(value, .14))
         for k, (x, y) in enumerate(layout):
-            ink = style.dot_inks[_ink_index(value, k, x, y)]
+            ink = style.dot_inks[_dot_ink(value, k, x, y)]
             canvas.dot(x, y, radius, ink, style.dot_rings + (2 if value == 1 else 0), INKS["red"])
     elif suit == "s":
-        if value == 1:
+        if value == 1 and style.bird:
             canvas.bird(rng, style)
+        elif value == 1:
+            canvas.stick(.5, .5, style.stick_width * 1.6, 0.75, 0, style.stick_inks[2])
         else:
             length = {7: 0.28, 8: 0.36, 9: 0.28}.get(value, 0.4)
-            for k, (x, y, tilt) in enumerate(STICK_LAYOUT[value]):
-                ink = style.stick_inks[_ink_index(value, k, x, y)]
+            for x, y, tilt in STICK_LAYOUT[value]:
+                ink = style.stick_inks[_stick_ink(value, x, y)]
                 canvas.stick(x, y, style.stick_width, length, tilt, ink)
     elif code in WINDS:
         canvas.text(WINDS[code], style.honour_font, (.1, .12, .9, .9), style.wind_ink)
@@ -264,7 +270,10 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         word = SIMPLIFIED.get(word, word) if style.simplified else word
         number = str((value - 1) % 4 + 1)
         blossom = INKS[str(rng.choice(["red", "blue"]))]
-        if rng.random() < 0.5:
+        if style.flower_frame:
+            canvas.frame(INKS[str(rng.choice(["black", "green"]))], False)
+            canvas.text(word, style.flower_font, (.25, .25, .75, .75), INKS[str(rng.choice(["black", "red", "blue"]))])
+        elif rng.random() < 0.5:
             canvas.plant(rng, blossom)
             canvas.text(word, style.flower_font, (.55, .05, .92, .32), INKS["black"])
         else:
@@ -276,10 +285,10 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
     return canvas.face()
 
 
-def _ink_index(value: int, k: int, x: float, y: float) -> int:
-    """Which of a style's three inks a dot or stick takes: the conventional colouring in
-    outline (a red centre for fives and the middle row of nines, red lower groups of the
-    sixes and sevens), without any one set's exact scheme."""
+def _dot_ink(value: int, k: int, x: float, y: float) -> int:
+    """Which of a style's three inks a dot takes: the conventional colouring in outline (a red
+    centre for the five, red lower groups of the six and seven, rows of three inks for the
+    nine), without any one set's exact scheme."""
     if value == 5 and (x, y) == (.5, .5):
         return 2
     if value == 9:
@@ -289,6 +298,16 @@ def _ink_index(value: int, k: int, x: float, y: float) -> int:
     if value == 3:
         return k
     return 0 if k % 2 == 0 or value in (2, 4, 8) else 1
+
+
+def _stick_ink(value: int, x: float, y: float) -> int:
+    """Which ink a stick takes: red for the centre of the five, the top of the seven and the
+    middle column of the nine; the six's rows and the eight's halves apart."""
+    if (value == 5 and (x, y) == (.5, .5)) or (value == 7 and y < 0.3) or (value == 9 and x == .5):
+        return 2
+    if value in (6, 8):
+        return 0 if y < 0.5 else 1
+    return 0
 
 
 def build(font_root: Path, styles: int = STYLES) -> dict[str, list[np.ndarray]]:
