@@ -26,7 +26,7 @@ FONT_FILES = ("arphic/ukai.ttc", "arphic/uming.ttc", "wqy/wqy-zenhei.ttc", "wqy/
               "cwtex/cwkai.ttf", "cwtex/cwming.ttf", "cwtex/cwheib.ttf",
               "arphic-bkai00mp/bkai00mp.ttf", "arphic-bsmi00lp/bsmi00lp.ttf",
               "arphic-gbsn00lp/gbsn00lp.ttf", "arphic-gkai00mp/gkai00mp.ttf", "hanazono/HanaMinA.ttf")
-STYLES = 24  # faces per code in the atlas: each from its own style
+STYLES = 48  # faces per code in the atlas: each from its own style
 
 NUMERALS = "一二三四五六七八九"
 WINDS = {"1z": "東", "2z": "南", "3z": "西", "4z": "北"}
@@ -79,6 +79,7 @@ class DrawnStyle:
     dot_rings: int  # 1: solid dots, 2-3: ringed
     dot_scale: float
     stick_width: float  # fraction of the face width
+    stick_length: float  # scale of the standard lengths: short sticks leave gaps between rows
     corner_index: bool  # a small number or wind letter in the top left corner
     bird: bool  # 1s as a bird (most sets) or one large stick
     flower_frame: bool  # the flower's name inside a frame
@@ -134,6 +135,7 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
         dot_rings=int(rng.integers(1, 4)),
         dot_scale=float(rng.uniform(0.8, 1.1)),
         stick_width=float(rng.uniform(0.11, 0.17)),
+        stick_length=float(rng.uniform(0.65, 1.0)),
         corner_index=bool(rng.random() < 0.35),
         bird=bool(rng.random() < 0.7),
         flower_frame=bool(rng.random() < 0.3),
@@ -252,7 +254,7 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         elif value == 1:
             canvas.stick(.5, .5, style.stick_width * 1.6, 0.75, 0, style.stick_inks[2])
         else:
-            length = {7: 0.28, 8: 0.36, 9: 0.28}.get(value, 0.4)
+            length = style.stick_length * {7: 0.28, 8: 0.36, 9: 0.28}.get(value, 0.4)
             for x, y, tilt in STICK_LAYOUT[value]:
                 ink = style.stick_inks[_stick_ink(value, x, y)]
                 canvas.stick(x, y, style.stick_width, length, tilt, ink)
