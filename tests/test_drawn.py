@@ -58,7 +58,7 @@ def test_a_style_only_takes_fonts_that_have_its_characters(font_root):
     for _ in range(8):
         style = drawn.random_style(rng, fonts)
         numerals = "".join(drawn.NUMERALS) + ("万" if style.simplified else "萬")
-        assert all(ord(c) in drawn._cmap(*style.numeral_font) for c in numerals)
+        assert all(ord(c) in drawn._cmap(style.numeral_font) for c in numerals)
 
 
 def test_no_fonts_is_a_clear_error(tmp_path):

@@ -33,7 +33,7 @@ WINDS = {"1z": "東", "2z": "南", "3z": "西", "4z": "北"}
 WIND_LETTERS = {"1z": "E", "2z": "S", "3z": "W", "4z": "N"}
 FLOWER_WORDS = {"1f": "春", "2f": "夏", "3f": "秋", "4f": "冬",
                 "5f": "梅", "6f": "蘭", "7f": "菊", "8f": "竹"}
-SIMPLIFIED = {"萬": "万", "發": "发", "蘭": "兰", "東": "东", "門": "门"}
+SIMPLIFIED = {"萬": "万", "發": "发", "蘭": "兰", "東": "东"}
 
 INKS = {"black": (25, 25, 30), "blue": (30, 60, 150), "green": (20, 120, 60),
         "red": (190, 30, 35), "navy": (20, 35, 90)}
@@ -68,9 +68,9 @@ STICK_LAYOUT: dict[int, list[tuple[float, float, float]]] = {  # x, y, tilt in d
 class DrawnStyle:
     """One imagined set: fonts, inks and shapes shared by all its faces."""
 
-    numeral_font: tuple[Path, int]
-    honour_font: tuple[Path, int]
-    flower_font: tuple[Path, int]
+    numeral_font: Path
+    honour_font: Path
+    flower_font: Path
     simplified: bool  # 万 发 兰 instead of 萬 發 蘭
     numeral_ink: tuple[int, int, int]
     wind_ink: tuple[int, int, int]
@@ -96,16 +96,20 @@ def font_paths(root: Path) -> list[Path]:
 
 
 @lru_cache(maxsize=None)
-def _cmap(path: Path, index: int) -> frozenset[int]:
+def _cmap(path: Path) -> frozenset[int]:
+    """The characters a font (the first of a collection) has."""
     from fontTools.ttLib import TTFont
 
-    with TTFont(str(path), fontNumber=index, lazy=True) as font:
+    with TTFont(str(path), fontNumber=0, lazy=True) as font:
         return frozenset(font["cmap"].getBestCmap())
 
 
-def _fonts_with(fonts: list[Path], text: str) -> list[tuple[Path, int]]:
-    """The fonts (file, index in a collection) that have every character of `text`."""
-    return [(f, 0) for f in fonts if all(ord(c) in _cmap(f, 0) for c in text)]
+def _fonts_with(fonts: list[Path], text: str) -> list[Path]:
+    return [f for f in fonts if all(ord(c) in _cmap(f) for c in text)]
+
+
+def _inks(*names: str) -> tuple[tuple[int, int, int], ...]:
+    return tuple(INKS[n] for n in names)
 
 
 def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
@@ -114,17 +118,16 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
     honours = "".join(WINDS.values()) + "中" + ("发" if simplified else "發")
     flowers = "".join(SIMPLIFIED.get(w, w) if simplified else w for w in FLOWER_WORDS.values())
 
-    def pick(text: str) -> tuple[Path, int]:
+    def pick(text: str) -> Path:
         options = _fonts_with(fonts, text)
         if not options:
             raise ArtError("source_missing", f"no fetched font has all of {text}")
         return options[rng.integers(len(options))]
 
-    ink = lambda *names: tuple(INKS[n] for n in names)  # noqa: E731
-    dot_palettes = [ink("blue", "green", "red"), ink("navy", "green", "red"), ink("blue", "blue", "red"),
-                    ink("green", "blue", "red"), ink("black", "green", "red")]
-    stick_palettes = [ink("green", "green", "red"), ink("green", "blue", "red"), ink("blue", "green", "red"),
-                      ink("navy", "green", "red")]
+    dot_palettes = [_inks("blue", "green", "red"), _inks("navy", "green", "red"), _inks("blue", "blue", "red"),
+                    _inks("green", "blue", "red"), _inks("black", "green", "red")]
+    stick_palettes = [_inks("green", "green", "red"), _inks("green", "blue", "red"),
+                      _inks("blue", "green", "red"), _inks("navy", "green", "red")]
     return DrawnStyle(
         numeral_font=pick(words), honour_font=pick(honours), flower_font=pick(flowers),
         simplified=simplified,
@@ -155,16 +158,16 @@ class _Canvas:
         self.image = Image.new("RGBA", (self.w, self.h), (0, 0, 0, 0))
         self.draw = ImageDraw.Draw(self.image)
 
-    def text(self, chars: str, font: tuple[Path, int], box: tuple[float, float, float, float],
+    def text(self, chars: str, font: Path, box: tuple[float, float, float, float],
              ink: tuple[int, int, int]) -> None:
         """Write `chars` as large as fits the box (face fractions x0, y0, x1, y1), centred."""
         from PIL import ImageFont
 
         x0, y0, x1, y1 = box[0] * self.w, box[1] * self.h, box[2] * self.w, box[3] * self.h
-        probe = ImageFont.truetype(str(font[0]), 100, index=font[1])
+        probe = ImageFont.truetype(str(font), 100)
         l, t, r, b = probe.getbbox(chars)
         size = max(4, int(100 * min((x1 - x0) / max(1, r - l), (y1 - y0) / max(1, b - t))))
-        face = ImageFont.truetype(str(font[0]), size, index=font[1])
+        face = ImageFont.truetype(str(font), size)
         l, t, r, b = face.getbbox(chars)
         self.draw.text(((x0 + x1 - (r - l)) / 2 - l, (y0 + y1 - (b - t)) / 2 - t), chars,
                        font=face, fill=(*ink, 255))
