@@ -2,8 +2,8 @@
 
     python datasets/fetch_art.py [--cache datasets/_art] [--sources a,b] [--skip-download]
 
-Debian packages (GPL-2+) are downloaded with `apt-get download` and unpacked with
-`dpkg -x`; fluffystuff (CC0) and the camerash crops are read from ../shared. For each
+Debian packages (the GPL-2+ game art and the free CJK fonts the `drawn` source writes with)
+are downloaded with `apt-get download` and unpacked with `dpkg -x`; fluffystuff (CC0) and the camerash crops are read from ../shared. For each
 source it writes `<cache>/atlas/<source>/` and a contact sheet `<cache>/sheets/<source>.png`
 showing all 42 codes in order, so every name->code mapping can be checked by eye, and
 `<cache>/camerash-holdout.csv` listing the real crops held out of training.
