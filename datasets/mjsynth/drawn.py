@@ -270,7 +270,7 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         canvas.text("发" if style.simplified else "發", style.honour_font, (.1, .12, .9, .9), INKS["green"])
     elif code == "7z":
         canvas.text("中", style.honour_font, (.12, .12, .88, .9), INKS["red"])
-    else:  # flowers: a random plant under the name, its number in a corner
+    else:  # flowers: the name over a plant, alone or framed; the number in a corner
         word = FLOWER_WORDS[code]
         word = SIMPLIFIED.get(word, word) if style.simplified else word
         number = str((value - 1) % 4 + 1)
