@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from datasets.mjsynth import drawn
-from datasets.mjsynth.art import CACHE_DIR, FACE_H, FACE_W, ArtError
+from datasets.mjsynth.art import FACE_H, FACE_W, FONT_DIR, ArtError
 from datasets.mjsynth.codes import TILE_CODES
 
-ROOTS = (CACHE_DIR / "debian" / "usr/share/fonts/truetype", Path("/usr/share/fonts/truetype"))
+ROOTS = (FONT_DIR, Path("/usr/share/fonts/truetype"))
 
 
 @pytest.fixture(scope="module")

@@ -357,7 +357,6 @@ class Detector:
         if classifier_path is not None and Path(classifier_path).is_file():
             from vision.classifier import DEFAULT_UPRIGHT_MODEL, TileClassifier
 
-            # In a photo of one hand the tiles lie upright or upside down but the claimed ones.
             self._classifier = TileClassifier(classifier_path, DEFAULT_UPRIGHT_MODEL if hand_photo else None)
         self.group_conf_threshold = DEFAULT_CONF if conf_threshold is None else conf_threshold
         if conf_threshold is None:

@@ -36,6 +36,7 @@ FONT_PACKAGES = ("fonts-arphic-ukai", "fonts-arphic-uming", "fonts-wqy-zenhei", 
                  "fonts-arphic-bkai00mp", "fonts-arphic-bsmi00lp", "fonts-arphic-gbsn00lp",
                  "fonts-arphic-gkai00mp", "fonts-hanazono")
 DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg", *FONT_PACKAGES)
+FONT_DIR = CACHE_DIR / "debian" / "usr/share/fonts/truetype"  # where the font packages unpack
 
 SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
            "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
@@ -345,7 +346,7 @@ def held_out_crop_atlas() -> Atlas:
 def _build_drawn() -> tuple[dict[str, list[np.ndarray]], bool]:
     from . import drawn
 
-    return drawn.build(CACHE_DIR / "debian" / "usr/share/fonts/truetype"), False
+    return drawn.build(FONT_DIR), False
 
 
 BUILDERS = {
