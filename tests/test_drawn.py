@@ -65,3 +65,19 @@ def test_no_fonts_is_a_clear_error(tmp_path):
     with pytest.raises(ArtError) as error:
         drawn.font_paths(tmp_path)
     assert error.value.code == "source_missing" and "fetch_art.py" in str(error.value)
+
+
+def test_stick_colour_schemes_keep_or_break_the_red_middle_column():
+    rng = np.random.default_rng(0)
+    nine = [(x, y) for x, y, _ in drawn.STICK_LAYOUT[9]]
+
+    def inks(colours, shift=0):
+        return {(x, y): drawn._stick_ink(colours, 9, x, y, shift, rng) for x, y in nine}
+
+    conventional = inks("conventional")
+    assert all((ink == 2) == (x == .5) for (x, _), ink in conventional.items())
+    assert set(inks("one").values()) == {0}
+    for shift in range(3):
+        by_column = inks("columns", shift)
+        assert len({by_column[(x, .17)] for x in (.2, .5, .8)}) == 3
+        assert all(by_column[(x, y)] == by_column[(x, .17)] for x, y in nine)

@@ -169,7 +169,8 @@ def camerash_crops(root: Path = CAMERASH_DIR) -> list[Crop]:
 
 # --- rasterising ---
 
-def _to_face(rgba: np.ndarray) -> np.ndarray:
+def to_face(rgba: np.ndarray) -> np.ndarray:
+    """Any RGBA face picture at the atlas size (FACE_H x FACE_W); every source ends here."""
     import cv2
 
     return cv2.resize(rgba, (FACE_W, FACE_H), interpolation=cv2.INTER_AREA)
@@ -223,7 +224,7 @@ def _build_fluffystuff() -> tuple[dict[str, list[np.ndarray]], bool]:
     faces: dict[str, list[np.ndarray]] = {}
     for name, code in FLUFFY_NAMES.items():
         symbol = _svg_file_to_rgba(FLUFFY_DIR / f"{name}.svg", FACE_W * 2)
-        faces.setdefault(code, []).append(_to_face(_pad_symbol(symbol, 0.09)))
+        faces.setdefault(code, []).append(to_face(_pad_symbol(symbol, 0.09)))
     return faces, False
 
 
@@ -242,7 +243,7 @@ def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
     faces: dict[str, list[np.ndarray]] = {}
     for element_id, code in {**KMAHJONGG_IDS, **KMAHJONGG_OVERRIDES.get(name, {})}.items():
         symbol = _svg_element_to_rgba(svg, element_id, 2.0)
-        faces.setdefault(code, []).append(_to_face(_pad_symbol(symbol, 0.04)))
+        faces.setdefault(code, []).append(to_face(_pad_symbol(symbol, 0.04)))
     return faces, False
 
 
@@ -262,7 +263,7 @@ def _gnome_faces(strip: np.ndarray, keep) -> dict[str, list[np.ndarray]]:
         if keep(code):
             face = strip[y0:y1, index * tw + x0:index * tw + x1].copy()
             face[:, :, 3] = 255
-            faces.setdefault(code, []).append(_to_face(face))
+            faces.setdefault(code, []).append(to_face(face))
     return faces
 
 
@@ -302,7 +303,7 @@ def _build_xmahjongg_real() -> tuple[dict[str, list[np.ndarray]], bool]:
         x1, y1 = int(round((c + 1) * cw)) - inset, int(round((r + 1) * ch)) - inset
         face = grid[y0:y1, x0:x1].copy()
         face[:, :, 3] = 255
-        faces.setdefault(code, []).append(_to_face(face))
+        faces.setdefault(code, []).append(to_face(face))
     return faces, True
 
 
@@ -319,7 +320,7 @@ def _build_xmahjongg_dorothys() -> tuple[dict[str, list[np.ndarray]], bool]:
             r, c = divmod(index, 21)
             face = grid[r * ch + y0:r * ch + y1, c * cw + x0:c * cw + x1].copy()
             face[:, :, 3] = 255
-            faces.setdefault(code, []).append(_to_face(face))
+            faces.setdefault(code, []).append(to_face(face))
     return faces, True
 
 
@@ -329,7 +330,7 @@ def _camerash_faces(held_out: bool) -> dict[str, list[np.ndarray]]:
     faces: dict[str, list[np.ndarray]] = {}
     for crop in camerash_crops():
         if crop.held_out == held_out:
-            faces.setdefault(crop.code, []).append(_to_face(np.array(Image.open(crop.path).convert("RGBA"))))
+            faces.setdefault(crop.code, []).append(to_face(np.array(Image.open(crop.path).convert("RGBA"))))
     return faces
 
 

@@ -6,8 +6,10 @@ classifier that saw only a handful of sets reads an unseen set's 五 as 三 and 
 as six. Each drawn style picks its fonts (Kai, Ming, Hei and Mincho faces of free CJK fonts
 from Debian packages), its inks, its dot and stick shapes and whether it writes simplified
 forms (万, 发, 兰) and corner indices; the standard arrangements of dots and sticks stay
-fixed, as they are in every real set. Flowers carry their character and number, over a
-random plant or in a frame, as real sets paint different pictures over the same name.
+fixed, as they are in every real set, but which sticks are red does not (sets disagree, and a
+model that keys on the nine's red middle column reads another set's nine as six). Flowers
+carry their character and number (1-4, Arabic or Chinese, on either side of the top row),
+over a random plant or in a frame, as real sets paint different pictures over the same name.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .art import FACE_H, FACE_W, ArtError, _to_face
+from .art import FACE_H, FACE_W, ArtError, to_face
 
 # The files art.FONT_PACKAGES unpack under usr/share/fonts/truetype.
 FONT_FILES = ("arphic/ukai.ttc", "arphic/uming.ttc", "wqy/wqy-zenhei.ttc", "wqy/wqy-microhei.ttc",
@@ -81,8 +83,11 @@ class DrawnStyle:
     stick_width: float  # fraction of the face width
     stick_length: float  # scale of the standard lengths: short sticks leave gaps between rows
     corner_index: bool  # a small number or wind letter in the top left corner
+    stick_colours: str  # "conventional", "columns" (by column), "mixed" (any stick any ink), "one"
     bird: bool  # 1s as a bird (most sets) or one large stick
-    flower_frame: bool  # the flower's name inside a frame
+    flower_layout: str  # "row" (number and name over a plant), "corner", "framed" or "name"
+    flower_numerals: str  # "1234" or "一二三四"
+    plants_number_right: bool  # 5f-8f write their number right of the name, 1f-4f left
     white: str  # "blank", "frame" or "double"
 
 
@@ -140,8 +145,11 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
         stick_width=float(rng.uniform(0.11, 0.17)),
         stick_length=float(rng.uniform(0.65, 1.0)),
         corner_index=bool(rng.random() < 0.35),
+        stick_colours=str(rng.choice(["conventional", "conventional", "columns", "mixed", "one"])),
         bird=bool(rng.random() < 0.7),
-        flower_frame=bool(rng.random() < 0.3),
+        flower_layout=str(rng.choice(["row", "row", "row", "corner", "framed", "name"])),
+        flower_numerals=str(rng.choice(["1234", "1234", "一二三四"])),
+        plants_number_right=bool(rng.random() < 0.6),
         white=str(rng.choice(["blank", "frame", "frame", "double"])),
     )
 
@@ -195,11 +203,14 @@ class _Canvas:
             self.draw.polygon(quad(u - hl * 0.08, u + hl * 0.08, hw * 1.25), fill=(*ink, 255))
         self.draw.polygon(quad(-hl * 0.8, hl * 0.8, hw * 0.25), fill=(250, 250, 245, 255))
 
-    def plant(self, rng: np.random.Generator, blossom) -> None:
-        """A random painted plant: a stem, leaves and blossoms (real sets differ here)."""
+    def plant(self, rng: np.random.Generator, blossom, top: float) -> None:
+        """A random painted plant below `top` (a face fraction): a stem, leaves and blossoms
+        (real sets differ here)."""
+        steps = int(rng.integers(2, 5))
         x, y = self.w * rng.uniform(0.35, 0.65), self.h * 0.92
-        for _ in range(int(rng.integers(2, 5))):
-            nx, ny = x + self.w * rng.uniform(-0.25, 0.25), y - self.h * rng.uniform(0.15, 0.3)
+        for _ in range(steps):
+            nx = float(np.clip(x + self.w * rng.uniform(-0.25, 0.25), self.w * 0.12, self.w * 0.88))
+            ny = y - self.h * (0.92 - top - 0.05) / steps * rng.uniform(0.7, 1.0)
             self.draw.line((x, y, nx, ny), fill=(*INKS["green"], 255), width=int(self.w * 0.02) + 1)
             leaf = self.w * rng.uniform(0.04, 0.08)
             self.draw.ellipse((nx - leaf * 1.8, ny - leaf, nx + leaf * 1.8, ny + leaf),
@@ -235,7 +246,7 @@ class _Canvas:
                                 outline=(*ink, 255), width=max(2, t // 2))
 
     def face(self) -> np.ndarray:
-        return _to_face(np.array(self.image))
+        return to_face(np.array(self.image))
 
 
 def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndarray:
@@ -258,8 +269,9 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
             canvas.stick(.5, .5, style.stick_width * 1.6, 0.75, 0, style.stick_inks[2])
         else:
             length = style.stick_length * {7: 0.28, 8: 0.36, 9: 0.28}.get(value, 0.4)
+            column_shift = int(rng.integers(3))
             for x, y, tilt in STICK_LAYOUT[value]:
-                ink = style.stick_inks[_stick_ink(value, x, y)]
+                ink = style.stick_inks[_stick_ink(style.stick_colours, value, x, y, column_shift, rng)]
                 canvas.stick(x, y, style.stick_width, length, tilt, ink)
     elif code in WINDS:
         canvas.text(WINDS[code], style.honour_font, (.1, .12, .9, .9), style.wind_ink)
@@ -270,20 +282,8 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         canvas.text("发" if style.simplified else "發", style.honour_font, (.1, .12, .9, .9), INKS["green"])
     elif code == "7z":
         canvas.text("中", style.honour_font, (.12, .12, .88, .9), INKS["red"])
-    else:  # flowers: the name over a plant, alone or framed; the number in a corner
-        word = FLOWER_WORDS[code]
-        word = SIMPLIFIED.get(word, word) if style.simplified else word
-        number = str((value - 1) % 4 + 1)
-        blossom = INKS[str(rng.choice(["red", "blue"]))]
-        if style.flower_frame:
-            canvas.frame(INKS[str(rng.choice(["black", "green"]))], False)
-            canvas.text(word, style.flower_font, (.25, .25, .75, .75), INKS[str(rng.choice(["black", "red", "blue"]))])
-        elif rng.random() < 0.5:
-            canvas.plant(rng, blossom)
-            canvas.text(word, style.flower_font, (.55, .05, .92, .32), INKS["black"])
-        else:
-            canvas.text(word, style.flower_font, (.15, .2, .85, .85), INKS[str(rng.choice(["black", "red", "blue", "green"]))])
-        canvas.text(number, style.flower_font, (.06, .04, .28, .24), INKS["red"])
+    else:
+        _draw_flower(canvas, code, style, rng)
     if style.corner_index and (suit in "mps" or code in WIND_LETTERS):
         canvas.text(str(value) if suit in "mps" else WIND_LETTERS[code], style.flower_font,
                     (.02, .01, .16, .13), INKS["black"])
@@ -305,14 +305,50 @@ def _dot_ink(value: int, k: int, x: float, y: float) -> int:
     return 0 if k % 2 == 0 or value in (2, 4, 8) else 1
 
 
-def _stick_ink(value: int, x: float, y: float) -> int:
-    """Which ink a stick takes: red for the centre of the five, the top of the seven and the
-    middle column of the nine; the six's rows and the eight's halves apart."""
+def _stick_ink(colours: str, value: int, x: float, y: float, column_shift: int,
+               rng: np.random.Generator) -> int:
+    """Which of a style's three inks a stick takes. Conventionally red marks the centre of the
+    five, the top of the seven and the middle column of the nine, and the six's rows and the
+    eight's halves differ; other sets colour by column or at random, or use one ink."""
+    if colours == "one":
+        return 0
+    if colours == "mixed":
+        return int(rng.integers(3))
+    if colours == "columns":
+        return (round(x * 3 - 0.5) + column_shift) % 3
     if (value == 5 and (x, y) == (.5, .5)) or (value == 7 and y < 0.3) or (value == 9 and x == .5):
         return 2
     if value in (6, 8):
         return 0 if y < 0.5 else 1
     return 0
+
+
+def _draw_flower(canvas: _Canvas, code: str, style: DrawnStyle, rng: np.random.Generator) -> None:
+    """A flower: its name and its number 1-4 (real sets put the number on either side of the
+    name, or alone in a corner), over a plant that says nothing about which flower it is."""
+    value = int(code[0])
+    word = FLOWER_WORDS[code]
+    word = SIMPLIFIED.get(word, word) if style.simplified else word
+    number = style.flower_numerals[(value - 1) % 4]
+    number_ink = INKS[str(rng.choice(["red", "red", "blue", "black"]))]
+    word_ink = INKS[str(rng.choice(["black", "red", "blue", "green"]))]
+    if style.flower_layout == "row":
+        number_right = value > 4 and style.plants_number_right
+        canvas.plant(rng, INKS[str(rng.choice(["red", "blue"]))], top=0.35)
+        canvas.text(word, style.flower_font, (.42, .04, .9, .34) if not number_right else (.1, .04, .58, .34),
+                    word_ink)
+        canvas.text(number, style.flower_font, (.08, .05, .36, .3) if not number_right else (.64, .05, .92, .3),
+                    number_ink)
+        return
+    if style.flower_layout == "framed":
+        canvas.frame(INKS[str(rng.choice(["black", "green"]))], False)
+        canvas.text(word, style.flower_font, (.25, .25, .75, .75), word_ink)
+    elif style.flower_layout == "corner":
+        canvas.plant(rng, INKS[str(rng.choice(["red", "blue"]))], top=0.35)
+        canvas.text(word, style.flower_font, (.55, .05, .92, .32), word_ink)
+    else:
+        canvas.text(word, style.flower_font, (.15, .2, .85, .85), word_ink)
+    canvas.text(number, style.flower_font, (.06, .04, .28, .24), number_ink)
 
 
 def build(font_root: Path, styles: int = STYLES) -> dict[str, list[np.ndarray]]:
