@@ -163,6 +163,23 @@ def test_a_hand_tile_misread_as_a_flower_takes_its_best_playing_code():
     assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == []
 
 
+def test_a_hand_tile_read_as_a_flower_at_the_row_end_takes_its_playing_code_when_the_row_is_short():
+    # A framed White dragon read as a framed flower, last in the row before the winning tile.
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "7z", "7z", "5z", "5z"]
+    probs = {12: (("8f", 0.6), ("5z", 0.3), ("1f", 0.1))}
+    result = read_detections(hand_row(concealed, "7z", probs), rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == concealed and result.hand["flowers"] == []
+    assert any("read as playing tiles" in w for w in result.warnings)
+
+
+def test_a_flower_beside_the_row_stays_a_flower_when_the_count_is_right():
+    tiles = row_detections(RowSpec(["3f"] + CONCEALED + ["7z"], origin=(10, 300), gaps_after={13: 20}))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == ["3f"]
+
+
 def test_a_flower_misread_as_an_honour_beside_the_flowers_reads_as_a_flower():
     tiles = row_detections(RowSpec(["3f", "6z"], origin=(10, 300), probs={1: (("6z", 0.6), ("6f", 0.3), ("4f", 0.1))}))
     tiles += row_detections(RowSpec(CONCEALED + ["7z"], origin=(130, 300), gaps_after={12: 20}))

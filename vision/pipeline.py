@@ -19,8 +19,8 @@ from typing import Any
 from vision.detections import Detection
 from vision.grouping import Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
-from vision.reader import (PLAYING_CODES, HandReading, flowers_set_apart, four_tile_runs_that_are_no_kong, orient,
-                           read_hand)
+from vision.reader import (PLAYING_CODES, HandReading, flowers_in_the_row, flowers_set_apart,
+                           four_tile_runs_that_are_no_kong, orient, read_hand)
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
@@ -196,7 +196,8 @@ def _read(
     options: Mapping[str, Any] | None,
 ) -> PhotoResult:
     try:
-        layout = four_tile_runs_that_are_no_kong(flowers_set_apart(orient(group_tiles(detections))))
+        layout = orient(group_tiles(detections))
+        layout = four_tile_runs_that_are_no_kong(flowers_in_the_row(flowers_set_apart(layout)))
     except PhotoError as exc:
         return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
     result = _layout_result(layout)

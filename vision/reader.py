@@ -363,6 +363,51 @@ def flowers_set_apart(layout: Layout) -> Layout:
     )
 
 
+def flowers_in_the_row(layout: Layout) -> Layout:
+    """Read as playing tiles the flowers lying inside the concealed row when the row is exactly
+    that many tiles short.
+
+    Grouping already puts back a flower that fills a hole between two touching tiles; one at the
+    row's end before the winning tile (where a sorted hand keeps its dragons) could also be a
+    flower laid beside the row, and only the count tells: players lay flowers apart, so when the
+    row lacks just those tiles they are playing tiles drawn like flowers in this set (a framed
+    White dragon).
+    """
+    missing = -_standing_excess(layout)
+    if missing <= 0 or len(layout.concealed) < 2:
+        return layout
+    row = [layout.tiles[i] for i in layout.concealed]
+    (x0, y0), (x1, y1) = row[0].center, row[-1].center
+    span = math.hypot(x1 - x0, y1 - y0)
+    if span == 0:
+        return layout
+    ux, uy = (x1 - x0) / span, (y1 - y0) / span
+    end = layout.tiles[layout.winning].center if layout.winning is not None else (x1, y1)
+    end_at = (end[0] - x0) * ux + (end[1] - y0) * uy
+    height = max(min(t.width, t.height) for t in row)
+
+    def along(i: int) -> float:
+        cx, cy = layout.tiles[i].center
+        return (cx - x0) * ux + (cy - y0) * uy
+
+    def in_row(i: int) -> bool:
+        cx, cy = layout.tiles[i].center
+        across = abs(-(cx - x0) * uy + (cy - y0) * ux)
+        return 0 < along(i) < end_at and across < height
+
+    inside = [i for i in layout.flowers if in_row(i)]
+    if len(inside) != missing:
+        return layout
+    return replace(
+        layout,
+        concealed=tuple(sorted(layout.concealed + tuple(inside), key=along)),
+        flowers=tuple(i for i in layout.flowers if i not in inside),
+        warnings=layout.warnings + (
+            f"{missing} tile(s) read as flowers lie inside a row that is {missing} tile(s) short: "
+            "read as playing tiles",),
+    )
+
+
 def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
     """Read as concealed tiles the four-tile melds that can be no kong (no code among all four
     tiles' readings; none face down or sideways) when the hand is one tile short per such meld.
