@@ -84,6 +84,7 @@ class DrawnStyle:
     stick_length: float  # scale of the standard lengths: short sticks leave gaps between rows
     corner_index: bool  # a small number or wind letter in the top left corner
     stick_colours: str  # "conventional", "columns" (by column), "mixed" (any stick any ink), "one"
+    stick_shape: str  # "bamboo", "bone" or "plain" (see _Canvas.stick)
     bird: bool  # 1s as a bird (most sets) or one large stick
     flower_layout: str  # "row" (number and name over a plant), "corner", "framed" or "name"
     flower_numerals: str  # "1234" or "一二三四"
@@ -146,6 +147,7 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> DrawnStyle:
         stick_length=float(rng.uniform(0.65, 1.0)),
         corner_index=bool(rng.random() < 0.35),
         stick_colours=str(rng.choice(["conventional", "conventional", "columns", "mixed", "one"])),
+        stick_shape=str(rng.choice(["bamboo", "bamboo", "bone", "plain"])),
         bird=bool(rng.random() < 0.7),
         flower_layout=str(rng.choice(["row", "row", "row", "corner", "framed", "name"])),
         flower_numerals=str(rng.choice(["1234", "1234", "一二三四"])),
@@ -189,8 +191,10 @@ class _Canvas:
         c = r * 0.25
         self.draw.ellipse((cx - c, cy - c, cx + c, cy + c), fill=(*centre_ink, 255))
 
-    def stick(self, cx: float, cy: float, width: float, length: float, tilt: float, ink) -> None:
-        """A bamboo stick: a rounded bar with a node band at both ends and the middle."""
+    def stick(self, cx: float, cy: float, width: float, length: float, tilt: float, ink,
+              shape: str = "bamboo") -> None:
+        """A stick: "bamboo" (a bar with node bands at both ends and the middle), "bone" (a
+        narrow bar between wide knobs) or "plain" (a bar with a light core)."""
         cx, cy, hw, hl = cx * self.w, cy * self.h, width * self.w / 2, length * self.h / 2
         c, s = math.cos(math.radians(tilt)), math.sin(math.radians(tilt))
 
@@ -198,10 +202,17 @@ class _Canvas:
             return [(cx + x * c - y * s, cy + x * s + y * c)
                     for x, y in ((-half, u0), (half, u0), (half, u1), (-half, u1))]
 
+        light = (250, 250, 245, 255)
+        if shape == "bone":
+            self.draw.polygon(quad(-hl, hl, hw * 0.45), fill=(*ink, 255))
+            for u in (-hl, hl):
+                self.draw.polygon(quad(u - hl * 0.22, u + hl * 0.22, hw * 1.1), fill=(*ink, 255))
+            return
         self.draw.polygon(quad(-hl, hl, hw), fill=(*ink, 255))
-        for u in (-hl, 0.0, hl):
-            self.draw.polygon(quad(u - hl * 0.08, u + hl * 0.08, hw * 1.25), fill=(*ink, 255))
-        self.draw.polygon(quad(-hl * 0.8, hl * 0.8, hw * 0.25), fill=(250, 250, 245, 255))
+        if shape == "bamboo":
+            for u in (-hl, 0.0, hl):
+                self.draw.polygon(quad(u - hl * 0.08, u + hl * 0.08, hw * 1.25), fill=(*ink, 255))
+        self.draw.polygon(quad(-hl * 0.8, hl * 0.8, hw * 0.25), fill=light)
 
     def plant(self, rng: np.random.Generator, blossom, top: float) -> None:
         """A random painted plant below `top` (a face fraction): a stem, leaves and blossoms
@@ -272,7 +283,7 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
             column_shift = int(rng.integers(3))
             for x, y, tilt in STICK_LAYOUT[value]:
                 ink = style.stick_inks[_stick_ink(style.stick_colours, value, x, y, column_shift, rng)]
-                canvas.stick(x, y, style.stick_width, length, tilt, ink)
+                canvas.stick(x, y, style.stick_width, length, tilt, ink, style.stick_shape)
     elif code in WINDS:
         canvas.text(WINDS[code], style.honour_font, (.1, .12, .9, .9), style.wind_ink)
     elif code == "5z":
