@@ -46,6 +46,21 @@ def test_reader_picks_the_alternative_that_makes_a_winning_hand():
     assert result.confidence == pytest.approx(0.35)
 
 
+def test_a_sorted_row_prefers_the_reading_that_keeps_its_suit_in_order():
+    # The 9s of 789s reads 6s first; 678s would win too, but players sort their tiles.
+    probs = {8: (("6s", 0.6), ("9s", 0.4))}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.hand["concealed"] == CONCEALED
+    assert result.runner_up is not None and "6s" in result.runner_up["hand"]["concealed"]
+
+
+def test_an_unsorted_row_takes_the_most_probable_reading():
+    shuffled = ["9s", "5p", "1m", "7z", "8s", "3m", "5z", "4p", "7s", "2m", "6p", "5z", "7z"]
+    probs = {0: (("6s", 0.6), ("9s", 0.4))}
+    result = read_detections(hand_row(shuffled, "7z", probs), rules=RULES)
+    assert result.hand["concealed"][0] == "6s"
+
+
 def test_close_runner_up_is_reported():
     # 45m waits on 3m or 6m; the winning tile reads 3m (0.55) or 6m (0.45): both win.
     concealed = ["4m", "5m", "1p", "2p", "3p", "7s", "8s", "9s", "2z", "2z", "2z", "5z", "5z"]

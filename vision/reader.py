@@ -26,6 +26,8 @@ CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many t
 # Four concealed tiles give only four steps, which a shuffled row or a sorted one of honours and
 # pairs can take three to one either way by chance: too few to overrule the gap grouping saw.
 MIN_ORDER_TILES = 5
+# A reading of a sorted row that steps down within a suit is this much less likely per step.
+OUT_OF_ORDER = 0.2
 MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
@@ -96,25 +98,35 @@ def read_hand(
     best: Reading | None = None
     runner_up: Reading | None = None
     first: Reading | None = None
+    best_rank = runner_up_rank = 0.0
     top_codes, top_prob = build((0,) * len(lists))
+    order_weight = _order_weight(layout, top_codes)
     for tried, vector in enumerate(_k_best(lists)):
         codes, prob = build(vector)
         if tried >= MAX_TRIED or prob < FARTHEST * top_prob:
             break
+        # A reading ranks at most its probability: none later can be the best or a close runner-up.
+        if best is not None and (prob < CLOSE_RUNNER_UP * best_rank or prob < runner_up_rank):
+            break
         if not _kongs_agree(layout, codes):
             continue
-        if best is not None and prob < CLOSE_RUNNER_UP * best.probability:
-            break
+        rank = prob * order_weight(codes)
+        if best is not None and rank < max(CLOSE_RUNNER_UP * best_rank, runner_up_rank):
+            continue
         reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options)
         if first is None:
             first = reading
         if not _is_winning(reading.score):
             continue
-        if best is None:
-            best = reading
-        elif _hand_key(reading.hand) != _hand_key(best.hand):
-            runner_up = reading
-            break
+        if best is None or rank > best_rank:
+            rivals = [(r, k) for r, k in ((best, best_rank), (runner_up, runner_up_rank))
+                      if r is not None and _hand_key(r.hand) != _hand_key(reading.hand)]
+            runner_up, runner_up_rank = max(rivals, key=lambda rk: rk[1], default=(None, 0.0))
+            best, best_rank = reading, rank
+        elif _hand_key(reading.hand) != _hand_key(best.hand) and rank > runner_up_rank:
+            runner_up, runner_up_rank = reading, rank
+    if runner_up is not None and runner_up_rank < CLOSE_RUNNER_UP * best_rank:
+        runner_up = None
     if first is None:  # every reading had face-up kong tiles that disagree
         first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options)
     chosen = best or first
@@ -178,6 +190,28 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
         i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
     )
     return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
+
+
+def _order_weight(layout: Layout, top_codes: Mapping[int, str]):
+    """How much a reading's concealed row keeps the order the row clearly has.
+
+    Players sort their tiles: when the most probable reading of the row mostly ascends within
+    each suit, a reading that puts a tile out of its suit's order (the nine of a 7-8-9 read as a
+    six) is less likely than its classifier odds say, by OUT_OF_ORDER per descending step. A
+    row that is not clearly sorted weighs every reading alike.
+    """
+    row = list(layout.concealed)
+    up, down = _suit_steps([top_codes[i] for i in row if i in top_codes])
+    if up < CLEAR_ORDER * max(down, 1) or up + down < MIN_ORDER_TILES - 1:
+        return lambda codes: 1.0
+    return lambda codes: OUT_OF_ORDER ** _suit_steps([codes[i] for i in row if i in codes])[1]
+
+
+def _suit_steps(row: list[str]) -> tuple[int, int]:
+    """Steps up and down between neighbouring tiles of one number suit."""
+    pairs = [(a, b) for a, b in zip(row, row[1:]) if a[1] == b[1] and a[1] in "mps" and a != b]
+    up = sum(a[0] < b[0] for a, b in pairs)
+    return up, len(pairs) - up
 
 
 def _normalised(
