@@ -70,6 +70,14 @@ def test_grouping_boxes_split_touching_melds():
     assert layout.tiles[layout.winning].code == "5p"
 
 
+def test_a_tile_read_as_a_flower_inside_a_meld_box_is_a_meld_tile():
+    concealed = row_detections(RowSpec(CONCEALED_11[:8] + ["5p"], gaps_after={7: 20}))
+    meld = row_detections(RowSpec(["1s", "2f", "3s"], origin=(120, 380)))  # 2s read as a flower
+    layout = group_tiles(concealed + meld + [group_box(meld, "meld")])
+    assert _meld_codes(layout) == [(["1s", "2f", "3s"], False)] and not layout.flowers
+    assert any("inside a meld's box" in w for w in layout.warnings)
+
+
 def test_felt_read_as_a_tile_back_between_melds_is_not_used():
     # The detector's box on the felt between two boxed melds, read face down: it fits no
     # concealed kong, so it must neither join the melds' runs nor count as a hand tile.

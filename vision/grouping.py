@@ -100,7 +100,11 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     odd_size = [i for i, t in enumerate(tiles) if max(t.width, t.height) > MAX_SIZE * typical]
     sized = [i for i in range(len(tiles)) if i not in odd_size]
     flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
-    others = [i for i in sized if tiles[i].code not in FLOWER_CODES]
+    # No meld holds a flower: a tile read as one inside the detector's meld or kong box is a
+    # meld tile drawn like a flower in this set (meld boxes are found far more surely than codes).
+    in_melds = [i for i in flowers if any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in group_boxes)]
+    flowers = [i for i in flowers if i not in in_melds]
+    others = [i for i in sized if i not in flowers]
     if not others:
         raise PhotoError("no_tiles", "no_hand_tiles", "only flower tiles were found in the photo")
 
@@ -116,6 +120,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             "more than one player's tiles; photograph only the winning hand",
         )
     warnings: list[str] = []
+    if in_melds:
+        warnings.append(f"{len(in_melds)} tile(s) read as flowers lie inside a meld's box and were read as meld tiles")
     if odd_size:
         warnings.append(
             f"{len(odd_size)} box(es) far larger than the other tiles were not used: "
