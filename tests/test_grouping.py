@@ -78,6 +78,13 @@ def test_a_tile_read_as_a_flower_inside_a_meld_box_is_a_meld_tile():
     assert any("inside a meld's box" in w for w in layout.warnings)
 
 
+def test_flowers_the_detector_boxed_as_a_meld_stay_flowers():
+    concealed = row_detections(RowSpec(CONCEALED_11 + ["5z"], gaps_after={10: 20}))
+    flowers = row_detections(RowSpec(["1f", "2f", "5f", "back"], origin=(120, 380)))
+    layout = group_tiles(concealed + flowers + [group_box(flowers, "kong_concealed")])
+    assert codes_of(layout.tiles, layout.flowers) == ["1f", "2f", "5f"]
+
+
 def test_felt_read_as_a_tile_back_between_melds_is_not_used():
     # The detector's box on the felt between two boxed melds, read face down: it fits no
     # concealed kong, so it must neither join the melds' runs nor count as a hand tile.

@@ -100,9 +100,15 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     odd_size = [i for i, t in enumerate(tiles) if max(t.width, t.height) > MAX_SIZE * typical]
     sized = [i for i in range(len(tiles)) if i not in odd_size]
     flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
-    # No meld holds a flower: a tile read as one inside the detector's meld or kong box is a
-    # meld tile drawn like a flower in this set (meld boxes are found far more surely than codes).
-    in_melds = [i for i in flowers if any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in group_boxes)]
+    # No meld holds a flower: a tile read as one inside the detector's meld or kong box, among
+    # tiles mostly read as playing tiles, is a meld tile drawn like a flower in this set (meld
+    # boxes are found far more surely than codes). A box over flowers alone is their row.
+    in_melds = []
+    for box in group_boxes:
+        inside = [i for i in sized if _covered_fraction(tiles[i], box) >= BOX_FULL_COVER]
+        read_as_flowers = [i for i in inside if i in flowers]
+        if 2 * len(read_as_flowers) < len(inside):
+            in_melds += [i for i in read_as_flowers if i not in in_melds]
     flowers = [i for i in flowers if i not in in_melds]
     others = [i for i in sized if i not in flowers]
     if not others:
