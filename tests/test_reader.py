@@ -188,6 +188,14 @@ def test_a_hand_tile_read_as_a_flower_at_the_row_end_takes_its_playing_code_when
     assert any("read as playing tiles" in w for w in result.warnings)
 
 
+def test_the_last_tiles_and_the_winning_tile_read_as_flowers_past_the_row_end_are_playing_tiles():
+    probs = {k: ((f"{k - 9}f", 0.6), ("7z", 0.4)) for k in (11, 12, 13)}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["winning_tile"] == "7z"
+    assert result.hand["flowers"] == []
+
+
 def test_a_flower_beside_the_row_stays_a_flower_when_the_count_is_right():
     tiles = row_detections(RowSpec(["3f"] + CONCEALED + ["7z"], origin=(10, 300), gaps_after={13: 20}))
     result = read_detections(tiles, rules=RULES)

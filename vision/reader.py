@@ -36,6 +36,11 @@ FARTHEST = 1e-4  # readings less probable than this, relative to the most probab
 # A tile at the player's left end of the concealed row whose centre lies this many tile widths
 # from its neighbour's is set apart from the row (touching tiles: about one width).
 FLOWER_APART = 1.6
+# Past the row's right end, a tile read as a flower this many tile widths beyond the last one
+# still belongs to the row; and the last of the row lies apart (the winning tile) when its centre
+# is this many widths from its neighbour's.
+WINNING_REACH = 2.0
+WINNING_APART = 1.3
 
 
 @dataclass(frozen=True)
@@ -398,14 +403,16 @@ def flowers_set_apart(layout: Layout) -> Layout:
 
 
 def flowers_in_the_row(layout: Layout) -> Layout:
-    """Read as playing tiles the flowers lying inside the concealed row when the row is exactly
-    that many tiles short.
+    """Read as playing tiles the flowers lying in line with the concealed row, on the player's
+    right of its first tile, when the row is exactly that many tiles short.
 
-    Grouping already puts back a flower that fills a hole between two touching tiles; one at the
-    row's end before the winning tile (where a sorted hand keeps its dragons) could also be a
-    flower laid beside the row, and only the count tells: players lay flowers apart, so when the
-    row lacks just those tiles they are playing tiles drawn like flowers in this set (a framed
-    White dragon).
+    Grouping already puts back a flower that fills a hole between two touching tiles. Others lie
+    where flowers could lie too: at the row's end before the winning tile (where a sorted hand
+    keeps its dragons), or, when no tile was set apart, past the row's right end, where the last
+    tiles and the winning tile go. Only the count tells: players lay flowers apart at the left,
+    so when the row lacks just those tiles they are playing tiles drawn like flowers in this set
+    (a framed White dragon). With no winning tile yet, the last of them becomes the winning tile
+    when it lies apart.
     """
     missing = -_standing_excess(layout)
     if missing <= 0 or len(layout.concealed) < 2:
@@ -416,28 +423,39 @@ def flowers_in_the_row(layout: Layout) -> Layout:
     if span == 0:
         return layout
     ux, uy = (x1 - x0) / span, (y1 - y0) / span
-    end = layout.tiles[layout.winning].center if layout.winning is not None else (x1, y1)
-    end_at = (end[0] - x0) * ux + (end[1] - y0) * uy
-    height = max(min(t.width, t.height) for t in row)
+    width = max(min(t.width, t.height) for t in row)
 
     def along(i: int) -> float:
         cx, cy = layout.tiles[i].center
         return (cx - x0) * ux + (cy - y0) * uy
 
-    def in_row(i: int) -> bool:
+    def in_line(i: int) -> bool:
         cx, cy = layout.tiles[i].center
-        across = abs(-(cx - x0) * uy + (cy - y0) * ux)
-        return 0 < along(i) < end_at and across < height
+        return along(i) > 0 and abs(-(cx - x0) * uy + (cy - y0) * ux) < width
 
-    inside = [i for i in layout.flowers if in_row(i)]
+    candidates = sorted((i for i in layout.flowers if in_line(i)), key=along)
+    if layout.winning is not None:
+        inside = [i for i in candidates if along(i) < along(layout.winning)]
+    else:
+        inside, end = [], span
+        for i in candidates:
+            if along(i) - end > WINNING_REACH * width:
+                break
+            inside.append(i)
+            end = max(end, along(i))
     if len(inside) != missing:
         return layout
+    concealed = sorted(layout.concealed + tuple(inside), key=along)
+    winning = layout.winning
+    if winning is None and concealed[-1] in inside and along(concealed[-1]) - along(concealed[-2]) > WINNING_APART * width:
+        winning = concealed.pop()
     return replace(
         layout,
-        concealed=tuple(sorted(layout.concealed + tuple(inside), key=along)),
+        concealed=tuple(concealed),
+        winning=winning,
         flowers=tuple(i for i in layout.flowers if i not in inside),
         warnings=layout.warnings + (
-            f"{missing} tile(s) read as flowers lie inside a row that is {missing} tile(s) short: "
+            f"{missing} tile(s) read as flowers lie in line with a row that is {missing} tile(s) short: "
             "read as playing tiles",),
     )
 
