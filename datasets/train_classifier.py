@@ -39,6 +39,7 @@ from vision.detector import overlaps  # noqa: E402
 
 # Rendered scene sets, crop caches and runs: this workplace's /work/cache unless MJLENS_DATA_CACHE says.
 CACHE = Path(os.environ.get("MJLENS_DATA_CACHE", "/work/cache"))
+SWAP_INKS = 0.25  # share of training crops whose colour channels are shuffled
 STORE_SCALE = 1.5  # cached crops cover the box grown 1.5x, room for the box jitter
 # The box keeps the network's full resolution in the cached crop.
 STORE_SIZE = round(INPUT_SIZE * STORE_SCALE / CROP_SCALE)
@@ -318,6 +319,11 @@ def augment(batch, generator, turns: tuple[int, ...] = (0, 1, 2, 3)):
     x = (x - mean) * (0.7 + 0.6 * u(n, 1, 1, 1)) + mean
     grey = u(n) < 0.1
     x[grey] = x[grey].mean(dim=1, keepdim=True).expand(-1, 3, -1, -1)
+    # Sets disagree on which sticks and dots are red: with the inks swapped now and then, a
+    # nine whose red column is not the middle one is still a nine, not the six it was read as.
+    swapped = torch.nonzero(u(n) < SWAP_INKS).flatten()
+    for i in swapped.tolist():
+        x[i] = x[i, torch.randperm(3, generator=generator)]
     blur = u(n) < 0.2
     if blur.any():
         x[blur] = F.avg_pool2d(F.pad(x[blur], (1, 1, 1, 1), mode="replicate"), 3, stride=1)
