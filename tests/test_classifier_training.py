@@ -1,0 +1,29 @@
+"""The crop classifiers' training augmentation (datasets/train_classifier.py)."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "datasets"))
+import train_classifier  # noqa: E402
+
+RED = np.zeros((64, train_classifier.STORE_SIZE, train_classifier.STORE_SIZE, 3), np.uint8)
+RED[..., 0] = 220
+
+
+def test_augment_gives_network_sized_crops_in_range_and_repeats_for_a_seed():
+    first = train_classifier.augment(RED, torch.Generator().manual_seed(1))
+    again = train_classifier.augment(RED, torch.Generator().manual_seed(1))
+    size = train_classifier.INPUT_SIZE
+    assert first.shape == (64, 3, size, size) and torch.equal(first, again)
+    assert first.min() >= 0 and first.max() <= 255
+
+
+def test_swapped_inks_move_red_to_other_channels_in_some_crops_only(monkeypatch):
+    monkeypatch.setattr(train_classifier, "SWAP_INKS", 0.5)
+    out = train_classifier.augment(RED, torch.Generator().manual_seed(2), turns=(0,))
+    strongest = out.mean(dim=(2, 3)).argmax(dim=1)
+    assert 0 < (strongest != 0).sum() < len(RED)
