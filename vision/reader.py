@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
 from scoring import score_json
@@ -197,7 +197,7 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
     return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
 
 
-def _order_weight(layout: Layout, top_codes: Mapping[int, str]):
+def _order_weight(layout: Layout, top_codes: Mapping[int, str]) -> Callable[[Mapping[int, str]], float]:
     """How much a reading's concealed row keeps the order the row clearly has.
 
     Players sort their tiles: when the most probable reading of the row mostly ascends within
