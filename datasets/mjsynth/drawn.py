@@ -277,7 +277,8 @@ def draw_face(code: str, style: DrawnStyle, rng: np.random.Generator) -> np.ndar
         if value == 1 and style.bird:
             canvas.bird(rng, style)
         elif value == 1:
-            canvas.stick(.5, .5, style.stick_width * 1.6, 0.75, 0, style.stick_inks[2])
+            canvas.stick(.5, .5, style.stick_width * 1.6, float(rng.uniform(0.5, 0.8)), 0, style.stick_inks[2],
+                         style.stick_shape)
         else:
             length = style.stick_length * {7: 0.28, 8: 0.36, 9: 0.28}.get(value, 0.4)
             column_shift = int(rng.integers(3))
