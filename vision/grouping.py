@@ -100,15 +100,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     odd_size = [i for i, t in enumerate(tiles) if max(t.width, t.height) > MAX_SIZE * typical]
     sized = [i for i in range(len(tiles)) if i not in odd_size]
     flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
-    # No meld holds a flower: a tile read as one inside the detector's meld or kong box, among
-    # tiles mostly read as playing tiles, is a meld tile drawn like a flower in this set (meld
-    # boxes are found far more surely than codes). A box over flowers alone is their row.
-    in_melds = []
-    for box in group_boxes:
-        inside = [i for i in sized if _covered_fraction(tiles[i], box) >= BOX_FULL_COVER]
-        read_as_flowers = [i for i in inside if i in flowers]
-        if 2 * len(read_as_flowers) < len(inside):
-            in_melds += [i for i in read_as_flowers if i not in in_melds]
+    in_melds = _flowers_in_meld_boxes(tiles, sized, flowers, group_boxes)
     flowers = [i for i in flowers if i not in in_melds]
     others = [i for i in sized if i not in flowers]
     if not others:
@@ -457,6 +449,23 @@ def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
         if touching and max(_gap_along(tiles[a], tiles[b], d), _gap_along(tiles[b], tiles[c], d)) < -GHOST_OVERLAP:
             ghosts.append(b)
     return ghosts
+
+
+def _flowers_in_meld_boxes(tiles: Sequence[Detection], sized: list[int], flowers: list[int],
+                           group_boxes: list[Detection]) -> list[int]:
+    """Flower-read tiles inside a meld or kong box among tiles mostly read as playing tiles.
+
+    No meld holds a flower, so such a tile is a meld tile drawn like a flower in this set (the
+    detector finds meld boxes far more surely than it reads codes); a box over flowers alone is
+    the flowers' row, which the detector can take for a meld.
+    """
+    found: list[int] = []
+    for box in group_boxes:
+        inside = [i for i in sized if _covered_fraction(tiles[i], box) >= BOX_FULL_COVER]
+        read_as_flowers = [i for i in inside if i in flowers]
+        if 2 * len(read_as_flowers) < len(inside):
+            found += [i for i in read_as_flowers if i not in found]
+    return found
 
 
 def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: list[int]) -> list[int]:
