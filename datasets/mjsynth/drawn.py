@@ -214,9 +214,10 @@ class _Canvas:
                 self.draw.polygon(quad(u - hl * 0.08, u + hl * 0.08, hw * 1.25), fill=(*ink, 255))
         self.draw.polygon(quad(-hl * 0.8, hl * 0.8, hw * 0.25), fill=light)
 
-    def plant(self, rng: np.random.Generator, blossom, top: float) -> None:
-        """A random painted plant below `top` (a face fraction): a stem, leaves and blossoms
-        (real sets differ here)."""
+    def plant(self, rng: np.random.Generator, top: float) -> None:
+        """A random painted plant below `top` (a face fraction): a stem, leaves and red or blue
+        blossoms (real sets differ here)."""
+        blossom = INKS[str(rng.choice(["red", "blue"]))]
         steps = int(rng.integers(2, 5))
         x, y = self.w * rng.uniform(0.35, 0.65), self.h * 0.92
         for _ in range(steps):
@@ -346,7 +347,7 @@ def _draw_flower(canvas: _Canvas, code: str, style: DrawnStyle, rng: np.random.G
     word_ink = INKS[str(rng.choice(["black", "red", "blue", "green"]))]
     if style.flower_layout == "row":
         number_right = value > 4 and style.plants_number_right
-        canvas.plant(rng, INKS[str(rng.choice(["red", "blue"]))], top=0.35)
+        canvas.plant(rng, top=0.35)
         canvas.text(word, style.flower_font, (.42, .04, .9, .34) if not number_right else (.1, .04, .58, .34),
                     word_ink)
         canvas.text(number, style.flower_font, (.08, .05, .36, .3) if not number_right else (.64, .05, .92, .3),
@@ -356,7 +357,7 @@ def _draw_flower(canvas: _Canvas, code: str, style: DrawnStyle, rng: np.random.G
         canvas.frame(INKS[str(rng.choice(["black", "green"]))], False)
         canvas.text(word, style.flower_font, (.25, .25, .75, .75), word_ink)
     elif style.flower_layout == "corner":
-        canvas.plant(rng, INKS[str(rng.choice(["red", "blue"]))], top=0.35)
+        canvas.plant(rng, top=0.35)
         canvas.text(word, style.flower_font, (.55, .05, .92, .32), word_ink)
     else:
         canvas.text(word, style.flower_font, (.15, .2, .85, .85), word_ink)
