@@ -54,6 +54,15 @@ def test_a_sorted_row_prefers_the_reading_that_keeps_its_suit_in_order():
     assert result.runner_up is not None and "6s" in result.runner_up["hand"]["concealed"]
 
 
+def test_a_sorted_row_keeps_each_suit_in_one_block():
+    # The 1s pung reads 3z first; 3z 3z 3z would win too, but it would split the honours in two.
+    concealed = ["1m", "2m", "3m", "4m", "5m", "6m", "1s", "1s", "1s", "7s", "8s", "9s", "5z"]
+    probs = {k: (("3z", 0.6), ("1s", 0.4)) for k in (6, 7, 8)}
+    result = read_detections(hand_row(concealed, "5z", probs), rules=RULES)
+    assert result.hand["concealed"] == concealed
+    assert result.runner_up is not None and "3z" in result.runner_up["hand"]["concealed"]
+
+
 def test_an_unsorted_row_takes_the_most_probable_reading():
     shuffled = ["9s", "5p", "1m", "7z", "8s", "3m", "5z", "4p", "7s", "2m", "6p", "5z", "7z"]
     probs = {0: (("6s", 0.6), ("9s", 0.4))}

@@ -202,14 +202,21 @@ def _order_weight(layout: Layout, top_codes: Mapping[int, str]) -> Callable[[Map
 
     Players sort their tiles: when the most probable reading of the row mostly ascends within
     each suit, a reading that puts a tile out of its suit's order (the nine of a 7-8-9 read as a
-    six) is less likely than its classifier odds say, by OUT_OF_ORDER per descending step. A
+    six) is less likely than its classifier odds say, by OUT_OF_ORDER per descending step; so is
+    one that splits a suit, or the honours, into two blocks (the 1s heading 1-2-3s read as an
+    honour), per extra block: sorting puts each suit together, in whatever order of suits. A
     row that is not clearly sorted weighs every reading alike.
     """
     row = list(layout.concealed)
     up, down = _suit_steps([top_codes[i] for i in row if i in top_codes])
     if up < CLEAR_ORDER * max(down, 1) or up + down < MIN_ORDER_TILES - 1:
         return lambda codes: 1.0
-    return lambda codes: OUT_OF_ORDER ** _suit_steps([codes[i] for i in row if i in codes])[1]
+
+    def weight(codes: Mapping[int, str]) -> float:
+        read = [codes[i] for i in row if i in codes]
+        return OUT_OF_ORDER ** (_suit_steps(read)[1] + _split_suits(read))
+
+    return weight
 
 
 def _suit_steps(row: list[str]) -> tuple[int, int]:
@@ -217,6 +224,12 @@ def _suit_steps(row: list[str]) -> tuple[int, int]:
     pairs = [(a, b) for a, b in zip(row, row[1:]) if a[1] == b[1] and a[1] in "mps" and a != b]
     up = sum(a[0] < b[0] for a, b in pairs)
     return up, len(pairs) - up
+
+
+def _split_suits(row: list[str]) -> int:
+    """Blocks of one suit (or of honours) beyond the first, along the row."""
+    blocks = [a[1] for k, a in enumerate(row) if k == 0 or row[k - 1][1] != a[1]]
+    return len(blocks) - len(set(blocks))
 
 
 def _normalised(
