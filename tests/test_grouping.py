@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tests.synthetic_boxes import RowSpec, codes_of, group_box, row_detections
@@ -145,6 +147,18 @@ def test_a_sideways_tile_overrules_a_concealed_kong_box():
     layout = group_tiles(concealed + kong + [group_box(kong, "kong_concealed")])
     assert _meld_codes(layout) == [(["2s"] * 4, False)]
     assert layout.tiles[layout.melds[0].claimed].width > layout.tiles[layout.melds[0].claimed].height
+
+
+def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
+    # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
+    # box would take two of the tiles (reading neither as a group) if both were kept.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["5z"] * 4, origin=(120, 380)))
+    meld_box = replace(group_box(kong, "meld"), confidence=0.6)
+    kong_box = replace(group_box(kong, "kong_concealed", pad=5.0), confidence=0.65)
+    layout = group_tiles(concealed + kong + [meld_box, kong_box])
+    assert _meld_codes(layout) == [(["5z"] * 4, True)]
+    assert not any("holds no run" in w for w in layout.warnings)
 
 
 def test_kongs_without_boxes_two_down_four_down_and_exposed():

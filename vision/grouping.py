@@ -47,6 +47,7 @@ MAX_HAND_TILES = 18 + 8
 MAX_SIZE = 2.0
 FACE_ODDS = 0.15  # a box read face down but this likely a face is a misread tile, not felt
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
+SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two readings of one group
 # In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
 # ends down or the middle two down (B = down, U = up).
 KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
@@ -93,7 +94,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     one hand (another player's tiles must not be read into the winner's hand).
     """
     tiles = tuple(d for d in detections if d.is_tile)
-    group_boxes = [d for d in detections if not d.is_tile]
+    group_boxes = _one_box_per_group([d for d in detections if not d.is_tile])
     if not tiles:
         raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo")
     typical = statistics.median(max(t.width, t.height) for t in tiles)
@@ -397,6 +398,28 @@ def _box_runs(
             continue
         runs.append((box, sorted(run, key=lambda i: tiles[i].center[0]), direction))
     return runs
+
+
+def _one_box_per_group(group_boxes: list[Detection]) -> list[Detection]:
+    """The group boxes less those lying on a more confident box of the other class.
+
+    The detector keeps one box per class (exposed meld, concealed kong) on a group it cannot
+    tell; two boxes on the same tiles would share them out between them and neither would
+    hold a run.
+    """
+    kept: list[Detection] = []
+    for box in sorted(group_boxes, key=lambda b: -b.confidence):
+        if all(_iou(box, k) < SAME_GROUP for k in kept):
+            kept.append(box)
+    return kept
+
+
+def _iou(a: Detection, b: Detection) -> float:
+    w = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
+    h = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
+    inter = max(w, 0.0) * max(h, 0.0)
+    union = a.width * a.height + b.width * b.height - inter
+    return inter / union if union > 0 else 0.0
 
 
 def _runs(values: list) -> list[tuple[int, int]]:
