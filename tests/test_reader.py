@@ -205,6 +205,18 @@ def test_the_last_tiles_and_the_winning_tile_read_as_flowers_past_the_row_end_ar
     assert result.hand["flowers"] == []
 
 
+def test_a_hand_tile_laid_against_the_flowers_is_put_back_when_the_row_is_short():
+    # 3f 4f, then the hand's first tile (read 1m, a flower among its readings) touching them,
+    # then a gap: grouping lays it with the flowers, and only the count puts it back.
+    row = row_detections(RowSpec(["3f", "4f"] + CONCEALED + ["7z"], gaps_after={2: 30, 14: 20},
+                                 probs={2: (("1m", 0.7), ("6f", 0.3))}))
+    result = read_detections(row, rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["flowers"] == ["3f", "4f"]
+    assert any("set apart with the flowers" in w for w in result.warnings)
+    assert any("read as hand tiles" in w for w in result.warnings)
+
+
 def test_a_flower_beside_the_row_stays_a_flower_when_the_count_is_right():
     tiles = row_detections(RowSpec(["3f"] + CONCEALED + ["7z"], origin=(10, 300), gaps_after={13: 20}))
     result = read_detections(tiles, rules=RULES)

@@ -20,7 +20,7 @@ from vision.detections import Detection
 from vision.grouping import Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, HandReading, flowers_in_the_row, flowers_set_apart,
-                           four_tile_runs_that_are_no_kong, orient, read_hand)
+                           four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
@@ -197,7 +197,8 @@ def _read(
 ) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections))
-        layout = four_tile_runs_that_are_no_kong(flowers_in_the_row(flowers_set_apart(layout)))
+        layout = four_tile_runs_that_are_no_kong(
+            playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout))))
     except PhotoError as exc:
         return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
     result = _layout_result(layout)

@@ -428,25 +428,11 @@ def flowers_in_the_row(layout: Layout) -> Layout:
     when it lies apart.
     """
     missing = -_standing_excess(layout)
-    if missing <= 0 or len(layout.concealed) < 2:
+    axis = _row_axis(layout)
+    if missing <= 0 or axis is None:
         return layout
-    row = [layout.tiles[i] for i in layout.concealed]
-    (x0, y0), (x1, y1) = row[0].center, row[-1].center
-    span = math.hypot(x1 - x0, y1 - y0)
-    if span == 0:
-        return layout
-    ux, uy = (x1 - x0) / span, (y1 - y0) / span
-    width = max(min(t.width, t.height) for t in row)
-
-    def along(i: int) -> float:
-        cx, cy = layout.tiles[i].center
-        return (cx - x0) * ux + (cy - y0) * uy
-
-    def in_line(i: int) -> bool:
-        cx, cy = layout.tiles[i].center
-        return along(i) > 0 and abs(-(cx - x0) * uy + (cy - y0) * ux) < width
-
-    candidates = sorted((i for i in layout.flowers if in_line(i)), key=along)
+    along, across, width, span = axis
+    candidates = sorted((i for i in layout.flowers if along(i) > 0 and abs(across(i)) < width), key=along)
     if layout.winning is not None:
         inside = [i for i in candidates if along(i) < along(layout.winning)]
     else:
@@ -471,6 +457,54 @@ def flowers_in_the_row(layout: Layout) -> Layout:
             f"{missing} tile(s) read as flowers lie in line with a row that is {missing} tile(s) short: "
             "read as playing tiles",),
     )
+
+
+def playing_tiles_among_the_flowers(layout: Layout) -> Layout:
+    """Put back into the concealed row the tiles among the flowers that read as playing tiles,
+    when the row is exactly that many tiles short.
+
+    Grouping counts a tile lying apart at the row's end, touching a flower, as a flower when a
+    flower is among its readings; but players also leave a gap after the first tiles of the row.
+    The count tells which: the twin of `flowers_set_apart`, for a row too short.
+    """
+    missing = -_standing_excess(layout)
+    playing = tuple(i for i in layout.flowers if layout.tiles[i].code in PLAYING_CODES)
+    if missing <= 0 or len(playing) != missing:
+        return layout
+    axis = _row_axis(layout)
+    # Flowers lie at the player's left: a row of one tile has no direction to sort along.
+    concealed = playing + layout.concealed if axis is None else tuple(sorted(layout.concealed + playing, key=axis[0]))
+    return replace(
+        layout,
+        concealed=concealed,
+        flowers=tuple(i for i in layout.flowers if i not in playing),
+        warnings=layout.warnings + (
+            f"{missing} tile(s) set with the flowers read as playing tiles, and the row is {missing} tile(s) "
+            "short: read as hand tiles",),
+    )
+
+
+def _row_axis(layout: Layout) -> tuple[Callable[[int], float], Callable[[int], float], float, float] | None:
+    """Distance of a tile's centre along the concealed row from its first tile and across it,
+    the row's tile width and its length; None for a row of fewer than two tiles."""
+    if len(layout.concealed) < 2:
+        return None
+    row = [layout.tiles[i] for i in layout.concealed]
+    (x0, y0), (x1, y1) = row[0].center, row[-1].center
+    span = math.hypot(x1 - x0, y1 - y0)
+    if span == 0:
+        return None
+    ux, uy = (x1 - x0) / span, (y1 - y0) / span
+
+    def along(i: int) -> float:
+        cx, cy = layout.tiles[i].center
+        return (cx - x0) * ux + (cy - y0) * uy
+
+    def across(i: int) -> float:
+        cx, cy = layout.tiles[i].center
+        return -(cx - x0) * uy + (cy - y0) * ux
+
+    return along, across, max(min(t.width, t.height) for t in row), span
 
 
 def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
