@@ -103,6 +103,19 @@ def test_product_combines_both_opinions():
         combine(detector, probs, "vote")
 
 
+def test_product_leaves_which_flower_to_the_classifier_and_bounds_unlisted_codes():
+    probs = np.full(len(CLASSES), 0.01)
+    probs[CLASSES.index("5f")], probs[CLASSES.index("2f")], probs[CLASSES.index("9p")] = 0.5, 0.3, 0.15
+    probs /= probs.sum()
+    # The detector is sure of 2f, but which flower is the classifier's call.
+    flower = combine([("2f", 0.9), ("5z", 0.1), ("1m", 0.05)], probs, "product")
+    assert [code for code, _ in flower.top[:2]] == ["5f", "2f"]
+    # 9p, unlisted, scores as the lowest listed code: the classifier's order among such codes stays.
+    others = combine([("1m", 0.3), ("2m", 0.2), ("3m", 0.2)], probs, "product")
+    ranks = [code for code, _ in others.top]
+    assert ranks.index("5f") < ranks.index("2f") < ranks.index("9p")
+
+
 class StubModel(TileClassifier):
     """One model that reads every crop as `upright`, and as `turned` in every second run (when
     run both ways round, the half-turned crops)."""

@@ -402,7 +402,7 @@ class Detector:
         from vision.classifier import ClassifierError, reread
 
         try:
-            return reread(self._classifier, rgb, detections, "classifier", image_size=(width, height))
+            return reread(self._classifier, rgb, detections, "product", image_size=(width, height))
         except ClassifierError as exc:
             raise DetectorError(exc.code, exc.message) from exc
 
