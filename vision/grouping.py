@@ -415,9 +415,7 @@ def _one_box_per_group(group_boxes: list[Detection]) -> list[Detection]:
 
 
 def _iou(a: Detection, b: Detection) -> float:
-    w = min(a.box[2], b.box[2]) - max(a.box[0], b.box[0])
-    h = min(a.box[3], b.box[3]) - max(a.box[1], b.box[1])
-    inter = max(w, 0.0) * max(h, 0.0)
+    inter = _covered_fraction(a, b) * a.width * a.height
     union = a.width * a.height + b.width * b.height - inter
     return inter / union if union > 0 else 0.0
 
