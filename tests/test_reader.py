@@ -274,6 +274,18 @@ def test_a_hand_tile_read_face_down_outside_a_kong_takes_its_likeliest_face():
     assert any("read face down lie outside a concealed kong" in w for w in result.warnings)
 
 
+def test_a_tile_of_an_exposed_meld_read_face_down_takes_its_likeliest_face():
+    # An exposed chow lies face up: a tile of it read as a back is no concealed kong's tile,
+    # so its own face readings decide, not the meld's other tiles.
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
+    tiles = hand_row(concealed, "5z")
+    blank = (("back", 0.6), ("8s", 0.3), ("5z", 0.1))
+    tiles += row_detections(RowSpec(["7s", "6s", "8s"], origin=(150, 380), sideways={0}, probs={2: blank}))
+    result = read_detections(tiles, rules=RULES)
+    assert result.hand["melds"] == [{"kind": "chow", "tiles": ["7s", "6s", "8s"], "concealed": False, "claimed": "7s"}]
+    assert [t.code for t in result.tiles if t.uncertain] == ["8s"]
+
+
 def test_tiles_with_no_face_reading_outside_a_kong_are_unreadable():
     probs = {9: (("back", 1.0),), 10: (("back", 1.0),)}  # up, down, down, up: as a kong would lie
     result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)

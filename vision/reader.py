@@ -92,8 +92,9 @@ def read_hand(
         codes.update(flower_codes)
         prob = flower_prob * math.prod(lists[k][vector[k]][1] for k in range(len(variables)))
         # Face-down kong tiles show the kong's tile: its face-up tiles' or the caller's hint.
+        # A tile read as a back elsewhere has face readings of its own (`_tile_choices`).
         for n, m in enumerate(layout.melds):
-            down = [i for i in m.tiles if layout.tiles[i].code == BACK]
+            down = [i for i in m.tiles if i not in choices]
             if down:
                 shown = [codes[i] for i in m.tiles if i not in down]
                 for i in down:
