@@ -138,10 +138,11 @@ def context_of(meta: dict) -> dict:
     return {k: meta["hand"][k] for k in CONTEXT_KEYS}
 
 
-def evaluate(scenes: list[Scene], rules: str, detector, desc: str) -> tuple[Tally, Tally, Tally, list[float]]:
-    """(truth detections over complete photos, truth detections over all, detector over all,
-    seconds per read from truth detections of complete photos)."""
-    gt_complete, gt_all, model = Tally(), Tally(), Tally()
+def evaluate(scenes: list[Scene], rules: str, detector,
+             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float]]:
+    """(truth detections over complete photos, truth detections over all, detector over complete
+    photos, detector over all, seconds per read from truth detections of complete photos)."""
+    gt_complete, gt_all, model_complete, model = Tally(), Tally(), Tally(), Tally()
     read_seconds = []
     for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
         kw = dict(rules=rules, context=context_of(scene.meta), kong_codes=kong_hints(scene.meta))
@@ -153,8 +154,11 @@ def evaluate(scenes: list[Scene], rules: str, detector, desc: str) -> tuple[Tall
             judge(result, scene.meta, rules, gt_complete)
             read_seconds.append(seconds)
         if detector is not None:
-            judge(read_photo(scene.jpeg, detect=detector.detect, **kw), scene.meta, rules, model)
-    return gt_complete, gt_all, model, read_seconds
+            result = read_photo(scene.jpeg, detect=detector.detect, **kw)
+            judge(result, scene.meta, rules, model)
+            if scene.complete:
+                judge(result, scene.meta, rules, model_complete)
+    return gt_complete, gt_all, model_complete, model, read_seconds
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
@@ -201,22 +205,25 @@ def main(argv: list[str] | None = None) -> int:
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
     report: dict = {"rules": args.rules, "seed": args.seed, "sets": {}}
-    lines = [f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
+    lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
+             f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)
         timed = timed or scenes[: args.latency]
-        gt_complete, gt_all, model, seconds = evaluate(scenes, args.rules, detector, name)
+        gt_complete, gt_all, model_complete, model, seconds = evaluate(scenes, args.rules, detector, name)
         read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
         if detector is not None:
-            lines.append(model.row(f"{name}: detector {detector.model_path.name}"))
+            lines.append(model_complete.row(f"{name}: detector, complete photos"))
+            lines.append(model.row(f"{name}: detector, all photos"))
         report["sets"][name] = {
             key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
                   "failures": dict(t.failures)}
-            for key, t in (("truth_complete", gt_complete), ("truth_all", gt_all), ("detector", model))
+            for key, t in (("truth_complete", gt_complete), ("truth_all", gt_all),
+                           ("detector_complete", model_complete), ("detector", model))
         }
     if read_seconds:
         # A full read (grouping, hand reading, scoring) of a complete hand, without the detector:
