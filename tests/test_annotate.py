@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tests.synthetic_boxes import RowSpec, row_detections
-from vision.annotate import COLOURS, annotate
+from vision.annotate import COLOURS, annotate, label_top
 from vision.pipeline import read_detections
 
 
@@ -41,3 +41,11 @@ def test_every_fan_is_traced_to_tiles():
     result = _result()
     assert result.score["ok"] and result.fan_tiles
     assert all(result.fan_tiles), "each fan points at the boxes behind it"
+
+
+def test_a_label_goes_inside_its_box_when_above_it_lies_another_tile():
+    upper, lower, lone = (100, 0, 140, 56), (100, 57, 140, 113), (300, 57, 340, 113)
+    others = [upper, lone]
+    assert label_top(lower[:2], 30, 14, others) == 57  # above it would cover the upper tile
+    assert label_top(lone[:2], 30, 14, [upper, lower]) == 57 - 14  # nothing above: above
+    assert label_top(upper[:2], 30, 14, [lower, lone]) == 0  # at the photo's top edge: inside

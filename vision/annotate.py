@@ -91,7 +91,8 @@ def annotate(image: Any, result: PhotoResult):
             name = tile.code
         if tile.role == "winning":
             name = f"WIN {name}"
-        _label(draw, (box[0], box[1]), name, small, colour, "above")
+        others = [t.box for j, t in enumerate(result.tiles) if j != i]
+        _label(draw, (box[0], box[1]), name, small, colour, "above", others)
         if i in fans_of:
             _label(draw, (box[0], box[3]), ",".join(map(str, fans_of[i])), small, (255, 255, 255), "inside")
 
@@ -100,6 +101,16 @@ def annotate(image: Any, result: PhotoResult):
     canvas.paste(photo, (0, 0))
     canvas.paste(panel, (photo.width, 0))
     return canvas
+
+
+def label_top(corner, width: float, height: float, others) -> float:
+    """Where a label `width` x `height` at a box's top-left `corner` starts: above the box, unless
+    that strip lies on one of the `others` boxes (a tile of the row behind, or of a tightly packed
+    set), whose code it would seem to be; then just inside the box's top."""
+    x1, y1 = corner
+    strip = (x1, y1 - height, x1 + width, y1)
+    lies_on = any(strip[0] < o[2] and o[0] < strip[2] and strip[1] < o[3] and o[1] < strip[3] for o in others)
+    return y1 if lies_on or strip[1] < 0 else strip[1]
 
 
 def _union(boxes, pad: float) -> tuple[float, float, float, float]:
@@ -111,13 +122,17 @@ def _union(boxes, pad: float) -> tuple[float, float, float, float]:
     )
 
 
-def _label(draw, corner, text: str, font, colour, where: str) -> None:
-    """Text on a dark backing at a box's left corner: `above` or `below` a top/bottom corner,
-    or `inside` the box just over its bottom corner."""
+def _label(draw, corner, text: str, font, colour, where: str, others=()) -> None:
+    """Text on a dark backing at a box's left corner: `above` a top corner (inside the box when
+    that would lie on one of the `others` boxes), `below` a bottom corner, or `inside` the box
+    just over its bottom corner."""
     left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
     w, h = right - left, bottom - top
     x = corner[0]
-    y = {"above": corner[1] - h - 4, "below": corner[1] + 2, "inside": corner[1] - h - 6}[where]
+    if where == "above":
+        y = label_top(corner, w + 4, h + 4, others)
+    else:
+        y = {"below": corner[1] + 2, "inside": corner[1] - h - 6}[where]
     draw.rectangle((x, y, x + w + 4, y + h + 4), fill=(0, 0, 0))
     draw.text((x + 2 - left, y + 2 - top), text, font=font, fill=colour)
 

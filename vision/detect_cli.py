@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from vision.annotate import label_top
 from vision.detections import Detection
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
 
@@ -34,6 +35,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
     canvas = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     # Line and text sizes follow the image so labels stay legible on large photos.
     unit = max(1, round(max(canvas.shape[:2]) / 800))
+    tiles = [d.box for d in detections if d.is_tile]
     for det in sorted(detections, key=lambda d: d.confidence):
         x1, y1, x2, y2 = (round(v) for v in det.box)
         colour = (40, 200, 40) if det.is_tile else (0, 140, 255)
@@ -41,7 +43,8 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
         label = f"{det.code} {det.confidence:.2f}"
         scale = 0.4 * unit
         (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, unit)
-        top = max(y1 - th - 2 * unit, 0)
+        others = [box for box in tiles if box is not det.box]
+        top = round(label_top((x1, y1), tw, th + 2 * unit, others))
         cv2.rectangle(canvas, (x1, top), (x1 + tw, top + th + 2 * unit), colour, -1)
         cv2.putText(canvas, label, (x1, top + th + unit), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), unit)
     out.parent.mkdir(parents=True, exist_ok=True)
