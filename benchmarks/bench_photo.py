@@ -18,7 +18,9 @@ Each set is read twice:
     tile hidden by a hand or too small to read cannot be read from any detector);
   * from the shipped detector on the JPEG.
 Exact hand = same concealed tiles, melds, winning tile and flowers; exact score = same fan list
-and total. Concealed kongs laid all face down get their true tile as a `--kong` hint, as a user
+and total. Each complete photo the detector's reading gets wrong is put down to one cause: only
+which flower is which, the codes (its own boxes, each given the code of the true tile it covers,
+read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get their true tile as a `--kong` hint, as a user
 would give it. Latency: p50 of read_photo (photo -> score) over p50 of the detector alone on the
 same JPEGs, measured alternately in one run.
 """
@@ -96,6 +98,36 @@ def _complete(meta: dict) -> bool:
     return len(labelled) == size and not faceless
 
 
+def _iou(a, b) -> float:
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
+    return ix * iy / union if union > 0 else 0.0
+
+
+def with_true_codes(detections: list[Detection], meta: dict) -> list[Detection]:
+    """The detector's boxes, each tile box given the code of the labelled tile it covers (IoU at
+    least 0.5) for sure; boxes on no labelled tile keep the detector's reading."""
+    out = []
+    for d in detections:
+        match = max(meta["tiles"], key=lambda t: _iou(d.box, t["box"]), default=None)
+        if d.is_tile and match is not None and _iou(d.box, match["box"]) >= 0.5:
+            d = Detection(d.box, match["code"], 1.0, ((match["code"], 1.0),))
+        out.append(d)
+    return out
+
+
+def cause(result, detections: list[Detection], meta: dict, kw: dict) -> str:
+    """Why a complete photo was read wrong (see the module's docstring)."""
+    truth = hand_key(meta["hand"])
+    if result.hand is not None and result.hand.get("winning_tile") and hand_key(result.hand)[:3] == truth[:3]:
+        return "which flower"
+    again = read_detections(with_true_codes(detections, meta), **kw)
+    if again.hand is not None and again.hand.get("winning_tile") and hand_key(again.hand) == truth:
+        return "codes"
+    return "boxes or grouping"
+
+
 def truth_detections(meta: dict) -> list[Detection]:
     tiles = [Detection(tuple(t["box"]), t["code"], 1.0, ((t["code"], 1.0),)) for t in meta["tiles"]]
     groups = [Detection(tuple(g["box"]), KONG_CONCEALED if g["concealed"] else MELD_EXPOSED, 1.0)
@@ -139,11 +171,13 @@ def context_of(meta: dict) -> dict:
 
 
 def evaluate(scenes: list[Scene], rules: str, detector,
-             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float]]:
+             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter]:
     """(truth detections over complete photos, truth detections over all, detector over complete
-    photos, detector over all, seconds per read from truth detections of complete photos)."""
+    photos, detector over all, seconds per read from truth detections of complete photos, the
+    causes of the detector's wrong readings of complete photos)."""
     gt_complete, gt_all, model_complete, model = Tally(), Tally(), Tally(), Tally()
     read_seconds = []
+    causes: Counter = Counter()
     for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
         kw = dict(rules=rules, context=context_of(scene.meta), kong_codes=kong_hints(scene.meta))
         t0 = time.perf_counter()
@@ -154,11 +188,15 @@ def evaluate(scenes: list[Scene], rules: str, detector,
             judge(result, scene.meta, rules, gt_complete)
             read_seconds.append(seconds)
         if detector is not None:
-            result = read_photo(scene.jpeg, detect=detector.detect, **kw)
+            detections = detector.detect(scene.jpeg)
+            result = read_photo(scene.jpeg, detect=lambda _: detections, **kw)
             judge(result, scene.meta, rules, model)
             if scene.complete:
+                right = model_complete.exact_hand
                 judge(result, scene.meta, rules, model_complete)
-    return gt_complete, gt_all, model_complete, model, read_seconds
+                if model_complete.exact_hand == right:
+                    causes[cause(result, detections, scene.meta, kw)] += 1
+    return gt_complete, gt_all, model_complete, model, read_seconds, causes
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
@@ -212,19 +250,23 @@ def main(argv: list[str] | None = None) -> int:
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)
         timed = timed or scenes[: args.latency]
-        gt_complete, gt_all, model_complete, model, seconds = evaluate(scenes, args.rules, detector, name)
+        gt_complete, gt_all, model_complete, model, seconds, causes = evaluate(scenes, args.rules, detector, name)
         read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
         if detector is not None:
             lines.append(model_complete.row(f"{name}: detector, complete photos"))
             lines.append(model.row(f"{name}: detector, all photos"))
+            wrong = model_complete.photos - model_complete.exact_hand
+            lines.append(f"{name}: complete photos read wrong, {wrong}: "
+                         + ", ".join(f"{why} {n}" for why, n in causes.most_common()))
         report["sets"][name] = {
             key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
                   "failures": dict(t.failures)}
             for key, t in (("truth_complete", gt_complete), ("truth_all", gt_all),
                            ("detector_complete", model_complete), ("detector", model))
         }
+        report["sets"][name]["wrong_complete_causes"] = dict(causes)
     if read_seconds:
         # A full read (grouping, hand reading, scoring) of a complete hand, without the detector:
         # what the pipeline adds to the detector whatever the detector's accuracy.
