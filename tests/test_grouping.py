@@ -38,25 +38,35 @@ def test_boxes_far_larger_than_the_tiles_are_kept_out_with_a_warning():
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
     assert layout.tiles[layout.winning].code == "5z"
     assert [layout.tiles[i].code for i in layout.unassigned] == ["back"]
-    assert any("far larger or thinner than the other tiles" in w for w in layout.warnings)
+    assert any("far larger than the other tiles, or empty," in w for w in layout.warnings)
 
 
-@pytest.mark.parametrize("height", [0.0, 2.0])
-def test_slivers_of_boxes_are_kept_out_with_a_warning(height):
-    # A tile cut off by the photo's edge down to a sliver (or a degenerate box) shows no face.
+@pytest.mark.parametrize("height", [0.0, 0.5])
+def test_empty_boxes_are_kept_out_with_a_warning(height):
+    # A box less than a pixel high holds nothing to read, and no shape to lay in a row.
     concealed = row_detections(RowSpec(CONCEALED_11 + ["5z"], gaps_after={10: 20}))
     right_end = max(d.box[2] for d in concealed)
-    sliver = Detection((right_end + 2, 300, right_end + 42, 300 + height), "back", 0.3)
-    layout = group_tiles(concealed + [sliver])
+    empty = Detection((right_end + 2, 300, right_end + 42, 300 + height), "back", 0.3)
+    layout = group_tiles(concealed + [empty])
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
     assert layout.tiles[layout.winning].code == "5z"
     assert [layout.tiles[i].code for i in layout.unassigned] == ["back"]
-    assert any("far larger or thinner than the other tiles" in w for w in layout.warnings)
+    assert any("far larger than the other tiles, or empty," in w for w in layout.warnings)
 
 
-def test_only_slivers_are_no_tiles():
+def test_a_sliver_of_a_tile_at_the_photos_edge_stays_a_tile():
+    # The winning tile, cut by the photo's edge to 3 pixels of its width, still ends the hand.
+    concealed = row_detections(RowSpec(CONCEALED_11, gaps_after={}))
+    right_end = max(d.box[2] for d in concealed)
+    sliver = Detection((right_end + 20, 300, right_end + 23, 356), "5z", 0.4)
+    layout = group_tiles(concealed + [sliver])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
+    assert layout.tiles[layout.winning].code == "5z" and not layout.unassigned
+
+
+def test_only_empty_boxes_are_no_tiles():
     with pytest.raises(PhotoError) as caught:
-        group_tiles([Detection((10, 10, 10, 60), "1m", 0.9), Detection((30, 10, 30, 60), "2m", 0.9)])
+        group_tiles([Detection((10, 10, 10, 60), "1m", 0.9), Detection((30, 10, 30.5, 60), "2m", 0.9)])
     assert caught.value.code == "no_tiles"
 
 

@@ -43,10 +43,10 @@ MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players
 MAX_HAND_TILES = 18 + 8
 # A hand's tiles, standing, flat or sideways and nearer or farther from the camera, measure at
 # most 1.6 times their median long side in our renders; a larger box is clutter (a phone, a
-# shadow). Small boxes stay: a tile cut off by the photo's edge is one, unless it is a sliver
-# thinner than MIN_SIDE times that long side, which shows no face to read.
+# shadow). Small boxes stay, down to a sliver: a tile cut off by the photo's edge is one (the
+# renders label some 3 pixels wide); only a box under MIN_SIDE pixels across holds nothing.
 MAX_SIZE = 2.0
-MIN_SIDE = 0.1
+MIN_SIDE = 1.0
 FACE_ODDS = 0.15  # a box read face down but this likely a face is a misread tile, not felt
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two readings of one group
@@ -101,10 +101,10 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo")
     typical = statistics.median(max(t.width, t.height) for t in tiles)
     odd_size = [i for i, t in enumerate(tiles)
-                if max(t.width, t.height) > MAX_SIZE * typical or min(t.width, t.height) <= MIN_SIDE * typical]
+                if max(t.width, t.height) > MAX_SIZE * typical or min(t.width, t.height) < MIN_SIDE]
     sized = [i for i in range(len(tiles)) if i not in odd_size]
     if not sized:
-        raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo: every box is a sliver")
+        raise PhotoError("no_tiles", "no_tiles", "no mahjong tiles were found in the photo: every box is empty")
     flowers = [i for i in sized if tiles[i].code in FLOWER_CODES]
     in_melds = _flowers_in_meld_boxes(tiles, sized, flowers, group_boxes)
     flowers = [i for i in flowers if i not in in_melds]
@@ -128,7 +128,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         warnings.append(f"{len(in_melds)} tile(s) read as flowers lie inside a meld's box and were read as meld tiles")
     if odd_size:
         warnings.append(
-            f"{len(odd_size)} box(es) far larger or thinner than the other tiles were not used: "
+            f"{len(odd_size)} box(es) far larger than the other tiles, or empty, were not used: "
             + ", ".join(tiles[i].code for i in odd_size)
         )
     if stray:
