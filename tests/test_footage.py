@@ -27,7 +27,7 @@ def readings(pattern: str) -> list[Reading]:
     """One reading per character, EVERY seconds apart: A/B a complete hand, '.' no winning hand."""
     hands = {"A": HAND_A, "B": HAND_B, ".": None}
     return [Reading(time=i * EVERY, hand=hands[c], score={"ok": True, "winning": True} if hands[c] else None,
-                    confidence=0.9 if hands[c] else 0.0, frame_index=i)
+                    confidence=0.9 if hands[c] else 0.0)
             for i, c in enumerate(pattern)]
 
 

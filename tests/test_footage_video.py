@@ -22,7 +22,7 @@ READABLE_SEEDS = range(1, 7)
 def test_recorded_pipeline_readings_give_exactly_one_event_at_the_right_time():
     recorded = json.loads(RECORDED.read_text(encoding="utf-8"))
     settings = FootageSettings(every=recorded["every"])
-    readings = [reading_from_photo(s["time"], s["index"], s["photo"], settings.min_confidence)
+    readings = [reading_from_photo(s["time"], s["photo"], settings.min_confidence)
                 for s in recorded["samples"]]
     events = events_from_readings("match.mp4", readings, settings)
     assert len(events) == 1

@@ -53,7 +53,6 @@ class Reading:
     hand: dict | None  # JSON hand, only when it is a complete winning hand
     score: dict | None
     confidence: float
-    frame_index: int = 0
     payload: Any = field(default=None, compare=False, repr=False)  # e.g. the frame, for annotation
 
 
@@ -194,7 +193,7 @@ def video_duration(path: str | Path) -> float | None:
         capture.release()
 
 
-def reading_from_photo(time: float, index: int, photo: dict, min_confidence: float, payload: Any = None) -> Reading:
+def reading_from_photo(time: float, photo: dict, min_confidence: float, payload: Any = None) -> Reading:
     """A sample's Reading from the photo pipeline's JSON result (`PhotoResult.to_json()`).
 
     Anything short of a complete winning hand read with enough confidence is "no hand". A
@@ -204,10 +203,10 @@ def reading_from_photo(time: float, index: int, photo: dict, min_confidence: flo
     score = photo.get("score") or {}
     complete = bool(score.get("ok") and score.get("winning")) and photo["confidence"] >= min_confidence
     return Reading(time=time, hand=photo["hand"] if complete else None, score=score if complete else None,
-                   confidence=float(photo["confidence"]), frame_index=index, payload=payload)
+                   confidence=float(photo["confidence"]), payload=payload)
 
 
-def read_frame(frame, settings: FootageSettings, time: float, index: int) -> Reading:
+def read_frame(frame, settings: FootageSettings, time: float) -> Reading:
     """Run the photo pipeline on one BGR video frame."""
     import numpy as np
 
@@ -215,7 +214,7 @@ def read_frame(frame, settings: FootageSettings, time: float, index: int) -> Rea
 
     rgb = np.ascontiguousarray(frame[:, :, ::-1])
     result = read_photo(rgb, rules=settings.rules, context=settings.context)
-    return reading_from_photo(time, index, result.to_json(), settings.min_confidence, payload=(rgb, result))
+    return reading_from_photo(time, result.to_json(), settings.min_confidence, payload=(rgb, result))
 
 
 def _save_annotated(frames_dir: Path, video: str, reading: Reading) -> str:
@@ -261,12 +260,12 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
     def readings() -> Iterator[Reading]:
         from vision.photo_errors import PhotoError
 
-        for time, index, frame in iter_frames(path, settings.every, errors):
+        for time, _index, frame in iter_frames(path, settings.every, errors):
             counted["samples"] += 1
             counted["last_time"] = time
             bar.update(1)
             try:
-                yield read_frame(frame, settings, time, index)
+                yield read_frame(frame, settings, time)
             except PhotoError as exc:  # frames the pipeline refuses (too small, bad options): stop here
                 errors.append({"code": exc.code, "message": f"{video}: at {time:.2f} s: {exc.message}"})
                 return

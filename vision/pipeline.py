@@ -32,7 +32,6 @@ CONTEXT_DEFAULTS: dict[str, Any] = {
     "robbing_kong": False,
     "dealer": "E",
 }
-ROLES = ("concealed", "winning", "meld", "flower", "unassigned")
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ class TileResult:
     box: tuple[float, float, float, float]
     confidence: float  # detector probability of `code` (normalised over its top-k)
     alternatives: tuple[tuple[str, float], ...]
-    role: str  # one of ROLES
+    role: str  # concealed, winning, meld, flower or unassigned
     group: int | None  # index into PhotoResult.groups
     uncertain: bool
 

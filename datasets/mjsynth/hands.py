@@ -26,13 +26,11 @@ class HandSet:
 class WinningHand:
     sets: list[HandSet]  # melds and concealed sets; the pair is a set of kind "pair"
     winning_tile: str
-    winning_set: int  # index into sets of the concealed set holding the winning tile
     flowers: list[str]
     self_drawn: bool
     seat_wind: str
     round_wind: str
-    special: str | None = None  # "seven_pairs" | "thirteen_orphans" for irregular hands
-    loose: list[str] = field(default_factory=list)  # concealed tiles of irregular hands
+    loose: list[str] = field(default_factory=list)  # concealed tiles of irregular hands (seven pairs, thirteen orphans)
 
     def concealed_tiles(self) -> list[str]:
         """Concealed tiles without the winning tile (one copy of it removed)."""
@@ -95,12 +93,12 @@ def random_winning_hand(rng: np.random.Generator) -> WinningHand:
         kinds = rng.choice(len(PLAYABLE), size=7, replace=False)
         loose = sorted([PLAYABLE[k] for k in kinds for _ in range(2)], key=PLAYABLE.index)
         win = loose[rng.integers(len(loose))]
-        return WinningHand([], win, -1, special="seven_pairs", loose=loose, **context)
+        return WinningHand([], win, loose=loose, **context)
     if roll < 0.11:  # thirteen orphans: one of each, one doubled
         doubled = TERMINALS_AND_HONOURS[rng.integers(len(TERMINALS_AND_HONOURS))]
         loose = sorted([*TERMINALS_AND_HONOURS, doubled], key=PLAYABLE.index)
         win = loose[rng.integers(len(loose))]
-        return WinningHand([], win, -1, special="thirteen_orphans", loose=loose, **context)
+        return WinningHand([], win, loose=loose, **context)
     used: Counter = Counter()
     sets = [_pick_set(rng, used) for _ in range(4)]
     sets.append(_pick_pair(rng, used))
@@ -113,4 +111,4 @@ def random_winning_hand(rng: np.random.Generator) -> WinningHand:
     candidates = [i for i, s in enumerate(sets) if not s.exposed and s.kind != "kong"]
     win_set = candidates[rng.integers(len(candidates))]
     win = sets[win_set].tiles[rng.integers(len(sets[win_set].tiles))]
-    return WinningHand(sets, win, win_set, **context)
+    return WinningHand(sets, win, **context)

@@ -391,7 +391,6 @@ def _table_plane(rng: np.random.Generator, cam: Camera, extent_lo: np.ndarray,
 class Rendered:
     image: np.ndarray  # float32 RGB
     ids: np.ndarray
-    camera: Camera
     face_areas: np.ndarray  # projected face area per tile (0 when the face looks away)
     face_short_sides: np.ndarray  # the face's narrower projected extent, in pixels
     body_areas: np.ndarray  # projected silhouette area per tile
@@ -444,7 +443,7 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
             face_short[i] = min(across, along)
         c = cam.project(np.stack([tile.pose.centre, tile.pose.centre + tile.pose.v * size.h / 2]))
         ups[i] = c[1] - c[0]
-    return Rendered(canvas.image, canvas.ids, cam, face_areas, face_short, body_areas, ups)
+    return Rendered(canvas.image, canvas.ids, face_areas, face_short, body_areas, ups)
 
 
 def _zoom_to_readable(rng: np.random.Generator, cam: Camera, layout: Layout, size: TileSize) -> None:
