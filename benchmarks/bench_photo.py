@@ -20,8 +20,8 @@ Each set is read twice:
 Exact hand = same concealed tiles, melds, winning tile and flowers; exact score = same fan list
 and total. Each complete photo the detector's reading gets wrong is put down to one cause: only
 which flower is which, the codes (its own boxes, each given the code of the true tile it covers,
-read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get their true tile as a `--kong` hint, as a user
-would give it. Latency: p50 of read_photo (photo -> score) over p50 of the detector alone on the
+read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get
+their true tile as a `--kong` hint, as a user would give it. Latency: p50 of read_photo (photo -> score) over p50 of the detector alone on the
 same JPEGs, measured alternately in one run.
 """
 
@@ -45,6 +45,7 @@ from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa:
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import score_json  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection  # noqa: E402
+from vision.grouping import iou  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
 
 HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
@@ -98,21 +99,15 @@ def _complete(meta: dict) -> bool:
     return len(labelled) == size and not faceless
 
 
-def _iou(a, b) -> float:
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - ix * iy
-    return ix * iy / union if union > 0 else 0.0
-
-
 def with_true_codes(detections: list[Detection], meta: dict) -> list[Detection]:
     """The detector's boxes, each tile box given the code of the labelled tile it covers (IoU at
     least 0.5) for sure; boxes on no labelled tile keep the detector's reading."""
+    truth = [t for t in truth_detections(meta) if t.is_tile]
     out = []
     for d in detections:
-        match = max(meta["tiles"], key=lambda t: _iou(d.box, t["box"]), default=None)
-        if d.is_tile and match is not None and _iou(d.box, match["box"]) >= 0.5:
-            d = Detection(d.box, match["code"], 1.0, ((match["code"], 1.0),))
+        match = max(truth, key=lambda t: iou(d, t), default=None)
+        if d.is_tile and match is not None and iou(d, match) >= 0.5:
+            d = Detection(d.box, match.code, 1.0, ((match.code, 1.0),))
         out.append(d)
     return out
 

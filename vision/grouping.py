@@ -414,12 +414,13 @@ def _one_box_per_group(group_boxes: list[Detection]) -> list[Detection]:
     """
     kept: list[Detection] = []
     for box in sorted(group_boxes, key=lambda b: -b.confidence):
-        if all(_iou(box, k) < SAME_GROUP for k in kept):
+        if all(iou(box, k) < SAME_GROUP for k in kept):
             kept.append(box)
     return kept
 
 
-def _iou(a: Detection, b: Detection) -> float:
+def iou(a: Detection, b: Detection) -> float:
+    """Intersection over union of two boxes."""
     inter = _covered_fraction(a, b) * a.width * a.height
     union = a.width * a.height + b.width * b.height - inter
     return inter / union if union > 0 else 0.0
