@@ -21,8 +21,8 @@ Exact hand = same concealed tiles, melds, winning tile and flowers; exact score 
 and total. Each complete photo the detector's reading gets wrong is put down to one cause: only
 which flower is which, the codes (its own boxes, each given the code of the true tile it covers,
 read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get
-their true tile as a `--kong` hint, as a user would give it. Latency: p50 of read_photo (photo -> score) over p50 of the detector alone on the
-same JPEGs, measured alternately in one run.
+their true tile as a `--kong` hint, as a user would give it. Latency: p50 of read_photo (photo ->
+score) over p50 of the detector alone on the same JPEGs, measured alternately in one run.
 """
 
 from __future__ import annotations
@@ -245,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)
         timed = timed or scenes[: args.latency]
-        gt_complete, gt_all, model_complete, model, seconds, causes = evaluate(scenes, args.rules, detector, name)
+        gt_complete, gt_all, model_complete, model, seconds, causes = evaluate(
+            scenes, args.rules, detector, name)
         read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))

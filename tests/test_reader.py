@@ -282,7 +282,8 @@ def test_a_tile_of_an_exposed_meld_read_face_down_takes_its_likeliest_face():
     blank = (("back", 0.6), ("8s", 0.3), ("5z", 0.1))
     tiles += row_detections(RowSpec(["7s", "6s", "8s"], origin=(150, 380), sideways={0}, probs={2: blank}))
     result = read_detections(tiles, rules=RULES)
-    assert result.hand["melds"] == [{"kind": "chow", "tiles": ["7s", "6s", "8s"], "concealed": False, "claimed": "7s"}]
+    chow = {"kind": "chow", "tiles": ["7s", "6s", "8s"], "concealed": False, "claimed": "7s"}
+    assert result.hand["melds"] == [chow]
     assert [t.code for t in result.tiles if t.uncertain] == ["8s"]
 
 

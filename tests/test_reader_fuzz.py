@@ -13,13 +13,14 @@ import random
 import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections
-from vision.detections import GROUP_CLASSES, Detection
+from vision.detections import BACK, GROUP_CLASSES, TILE_CODES, Detection
+from vision.grouping import FLOWER_CODES
 from vision.photo_errors import EXIT_CODES
 from vision.pipeline import read_detections
 
-PLAYING = [f"{v}{s}" for s in "mps" for v in range(1, 10)] + [f"{v}z" for v in range(1, 8)]
-FLOWERS = [f"{v}f" for v in range(1, 9)]
-ANY = PLAYING + FLOWERS + ["back"]
+PLAYING = [c for c in TILE_CODES if c not in FLOWER_CODES]
+FLOWERS = [c for c in TILE_CODES if c in FLOWER_CODES]
+ANY = PLAYING + FLOWERS + [BACK]
 WINNING = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z", "7z"]
 MELDS = [["2s", "3s", "4s"], ["6z"] * 3, ["back", "1p", "1p", "back"], ["4m"] * 4, ["back"] * 4, ["2z", "2z", "back"]]
 

@@ -30,7 +30,8 @@ class WinningHand:
     self_drawn: bool
     seat_wind: str
     round_wind: str
-    loose: list[str] = field(default_factory=list)  # concealed tiles of irregular hands (seven pairs, thirteen orphans)
+    # Concealed tiles of the irregular hands (seven pairs, thirteen orphans), which have no sets.
+    loose: list[str] = field(default_factory=list)
 
     def concealed_tiles(self) -> list[str]:
         """Concealed tiles without the winning tile (one copy of it removed)."""
