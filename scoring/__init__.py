@@ -49,7 +49,9 @@ def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dic
     encoding it costs about a twentieth of scoring, which a hand seen once (most photos) never
     repays, while footage repeats a hand on frame after frame."""
     try:
-        key = marshal.dumps((obj, rules, options))
+        # Format 0: later ones mark objects by their reference count, so the same hand would
+        # give another key whenever something else holds one of its lists.
+        key = marshal.dumps((obj, rules, options), 0)
     except ValueError:  # not plain data at all: let the reader name the problem
         return _score_json(obj, rules, options)
     data = _RESULTS.get(key)

@@ -86,6 +86,18 @@ def test_score_json_cache_tells_inputs_apart(monkeypatch):
     assert len(scoring._RESULTS) <= 3
 
 
+def test_the_cache_key_depends_on_the_hand_alone(monkeypatch):
+    """Holding another reference to one of the hand's lists (as a caller or a cache may) must not
+    change its key: marshal's default format marks objects by their reference count."""
+    monkeypatch.setattr(scoring, "_RESULTS", {})
+    hand = BASE | {"concealed": list(BASE["concealed"])}
+    scoring.score_json(hand)
+    held = hand["concealed"]
+    scoring.score_json(hand)
+    assert held and len(scoring._RESULTS) == 1
+    assert next(iter(scoring._RESULTS.values())), "the second sighting stores the result"
+
+
 def test_score_json_caches_a_hand_from_its_second_sighting(monkeypatch):
     """A hand seen once is not encoded for the cache; seen again, its result is stored, and later
     calls are answered from the cache with equal, independent dicts."""
