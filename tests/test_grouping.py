@@ -128,6 +128,21 @@ def test_felt_read_as_a_tile_back_between_melds_is_not_used():
     assert any("fit no concealed kong" in w for w in layout.warnings)
 
 
+def test_a_sliver_read_face_down_in_a_kong_box_of_its_own_is_not_used():
+    # A tile cut to a sliver by the photo's edge, just past a concealed kong laid at the row's
+    # end, read face down; the detector drew a concealed-kong box around the sliver alone.
+    concealed = row_detections(RowSpec(CONCEALED_11[:10] + ["6z"], gaps_after={9: 20}))
+    kong = row_detections(RowSpec(["back", "1s", "1s", "back"], origin=(600, 300)))
+    right = kong[-1].box[2]
+    sliver = Detection((right + 2, kong[-1].box[1], right + 12, kong[-1].box[3]), "back", 0.97)
+    boxes = [group_box(kong, "kong_concealed"), group_box([sliver], "kong_concealed", pad=1.0)]
+    layout = group_tiles(concealed + kong + [sliver] + boxes)
+    assert _meld_codes(layout) == [(["back", "1s", "1s", "back"], True)]
+    assert layout.tiles[layout.winning].code == "6z"
+    assert [layout.tiles[i].code for i in layout.unassigned] == ["back"]
+    assert any("fit no concealed kong" in w for w in layout.warnings)
+
+
 def test_a_box_over_the_seam_of_two_kong_tiles_is_not_a_fifth_tile():
     # The detector's extra box over half of two touching face-down tiles of a concealed kong.
     concealed = row_detections(RowSpec(CONCEALED_11[:10] + ["6z"], gaps_after={9: 20}))

@@ -48,6 +48,7 @@ MAX_HAND_TILES = 18 + 8
 MAX_SIZE = 2.0
 MIN_SIDE = 1.0
 FACE_ODDS = 0.15  # a box read face down but this likely a face is a misread tile, not felt
+KONG_BOX_TILES = 2.0  # a concealed-kong box holds at least this many tiles' area
 BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else it is a neighbour)
 SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two readings of one group
 # In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
@@ -154,7 +155,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         i
         for row in rows
         for i in _backs_outside_kongs(tiles, row.members)
-        if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER for b in kong_boxes)
+        if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER and _holds_several(b, tiles[i]) for b in kong_boxes)
         and sum(p for code, p in tiles[i].alternatives if code not in (BACK, *FLOWER_CODES)) < FACE_ODDS
     ]
     if lone_backs:
@@ -247,6 +248,12 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         reversed_view=reversed_view,
         warnings=tuple(warnings),
     )
+
+
+def _holds_several(box: Detection, tile: Detection) -> bool:
+    """A concealed-kong box that could hold the tile and its neighbours, not one the detector
+    drew around the tile alone (a sliver at the photo's edge, read face down)."""
+    return box.width * box.height >= KONG_BOX_TILES * tile.width * tile.height
 
 
 def _level(a: Detection, b: Detection) -> bool:
