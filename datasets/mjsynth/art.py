@@ -38,7 +38,7 @@ FONT_PACKAGES = ("fonts-arphic-ukai", "fonts-arphic-uming", "fonts-wqy-zenhei", 
 DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg", *FONT_PACKAGES)
 FONT_DIR = CACHE_DIR / "debian" / "usr/share/fonts/truetype"  # where the font packages unpack
 
-SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
+SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic", "kmahjongg-jade",
            "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
            "camerash", "drawn")
 # Sources available without any download: tests and a fresh checkout use these.
@@ -247,6 +247,25 @@ def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
     return faces, False
 
 
+# The jade set carves its symbols in white for a green face; on the ivory faces the renderer
+# composes non-opaque art onto they are inked instead, each face in each of these inks.
+JADE_INKS = ((25, 85, 55), (30, 30, 35), (40, 50, 120))
+
+
+def _build_kmahjongg_jade() -> tuple[dict[str, list[np.ndarray]], bool]:
+    faces, opaque = _build_kmahjongg("jade")
+    inked: dict[str, list[np.ndarray]] = {}
+    for code, items in faces.items():
+        for face in items:
+            # The carving's shading (darker grooves) stays as darker ink.
+            shade = 1.25 - face[..., :3].astype(np.float32).mean(axis=2, keepdims=True) / 255
+            for ink in JADE_INKS:
+                out = face.copy()
+                out[..., :3] = np.clip(np.array(ink, np.float32) * shade, 0, 255).astype(np.uint8)
+                inked.setdefault(code, []).append(out)
+    return inked, opaque
+
+
 def _debian_file(rel: str) -> Path:
     path = CACHE_DIR / "debian" / rel
     if not path.is_file():
@@ -355,6 +374,7 @@ BUILDERS = {
     "kmahjongg-default": lambda: _build_kmahjongg("default"),
     "kmahjongg-traditional": lambda: _build_kmahjongg("traditional"),
     "kmahjongg-classic": lambda: _build_kmahjongg("classic"),
+    "kmahjongg-jade": _build_kmahjongg_jade,
     "gnome-smooth": _build_gnome_smooth,
     "gnome-postmodern": _build_gnome_postmodern,
     "xmahjongg-real": _build_xmahjongg_real,
