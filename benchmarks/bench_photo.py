@@ -21,7 +21,9 @@ Exact hand = same concealed tiles, melds, winning tile and flowers; exact score 
 and total. Each complete photo the detector's reading gets wrong is put down to one cause: only
 which flower is which, the codes (its own boxes, each given the code of the true tile it covers,
 read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get
-their true tile as a `--kong` hint, as a user would give it. Latency: p50 of read_photo (photo ->
+their true tile as a `--kong` hint, as a user would give it. The detector's readings are also
+counted by their confidence (TRUST_LEVELS): how many photos read that surely, and how many of
+those readings are exact. Latency: p50 of read_photo (photo ->
 score) over p50 of the detector alone on the same JPEGs, measured alternately in one run.
 """
 
@@ -49,6 +51,9 @@ from vision.grouping import iou  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
 
 HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
+# Reading confidences at which the benchmark reports how often a reading that sure is exact:
+# what a user can take on trust.
+TRUST_LEVELS = (0.5, 0.9)
 CONTEXT_KEYS = ("self_drawn", "seat_wind", "round_wind")
 
 
@@ -79,6 +84,29 @@ class Tally:
         top = ", ".join(f"{k} {n}" for k, n in self.failures.most_common(4))
         return (f"{name:<58} {self.photos:>5} {100 * self.exact_hand / self.photos:>7.1f}% "
                 f"{100 * self.exact_score / self.photos:>7.1f}%   {top}")
+
+
+@dataclass
+class Trust:
+    """The detector's readings of a hand at or above each of TRUST_LEVELS, and the exact ones."""
+
+    photos: int = 0
+    read: Counter = field(default_factory=Counter)
+    exact: Counter = field(default_factory=Counter)
+
+    def add(self, result, hand_ok: bool) -> None:
+        self.photos += 1
+        if result.hand is None or result.hand.get("winning_tile") is None:
+            return
+        for level in TRUST_LEVELS:
+            if result.confidence >= level:
+                self.read[level] += 1
+                self.exact[level] += hand_ok
+
+    def row(self, name: str) -> str:
+        parts = [f"at >= {level}: {self.read[level]} ({100 * self.read[level] / max(self.photos, 1):.0f}% of photos), "
+                 f"{100 * self.exact[level] / max(self.read[level], 1):.1f}% exact" for level in TRUST_LEVELS]
+        return f"{name}: readings by confidence, " + "; ".join(parts)
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:
@@ -149,16 +177,18 @@ def fan_key(score: dict) -> tuple:
     return (score.get("total"), tuple(sorted((f["zh"], f["count"]) for f in score.get("fans", []))))
 
 
-def judge(result, meta: dict, rules: str, tally: Tally) -> None:
+def judge(result, meta: dict, rules: str, tally: Tally) -> bool:
+    """Count the result in `tally`; whether it read the hand exactly."""
     truth = meta["hand"]
     if result.hand is None or result.hand.get("winning_tile") is None:
         tally.add(False, False, result.error.code if result.error else "no_hand")
-        return
+        return False
     hand_ok = hand_key(result.hand) == hand_key(truth)
     score_ok = bool(result.score and result.score.get("ok")) and fan_key(result.score) == fan_key(
         score_json(truth, rules=rules))
     failure = None if hand_ok else (result.error.code if result.error else "wrong_hand")
     tally.add(hand_ok, score_ok, failure)
+    return hand_ok
 
 
 def context_of(meta: dict) -> dict:
@@ -166,11 +196,13 @@ def context_of(meta: dict) -> dict:
 
 
 def evaluate(scenes: list[Scene], rules: str, detector,
-             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter]:
+             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter, Trust]:
     """(truth detections over complete photos, truth detections over all, detector over complete
     photos, detector over all, seconds per read from truth detections of complete photos, the
-    causes of the detector's wrong readings of complete photos)."""
+    causes of the detector's wrong readings of complete photos, the detector's readings by
+    confidence)."""
     gt_complete, gt_all, model_complete, model = Tally(), Tally(), Tally(), Tally()
+    trust = Trust()
     read_seconds = []
     causes: Counter = Counter()
     for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
@@ -185,13 +217,10 @@ def evaluate(scenes: list[Scene], rules: str, detector,
         if detector is not None:
             detections = detector.detect(scene.jpeg)
             result = read_photo(scene.jpeg, detect=lambda _: detections, **kw)
-            judge(result, scene.meta, rules, model)
-            if scene.complete:
-                right = model_complete.exact_hand
-                judge(result, scene.meta, rules, model_complete)
-                if model_complete.exact_hand == right:
-                    causes[cause(result, detections, scene.meta, kw)] += 1
-    return gt_complete, gt_all, model_complete, model, read_seconds, causes
+            trust.add(result, judge(result, scene.meta, rules, model))
+            if scene.complete and not judge(result, scene.meta, rules, model_complete):
+                causes[cause(result, detections, scene.meta, kw)] += 1
+    return gt_complete, gt_all, model_complete, model, read_seconds, causes, trust
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
@@ -245,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name)
         timed = timed or scenes[: args.latency]
-        gt_complete, gt_all, model_complete, model, seconds, causes = evaluate(
+        gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name)
         read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
@@ -256,6 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong = model_complete.photos - model_complete.exact_hand
             lines.append(f"{name}: complete photos read wrong, {wrong}: "
                          + ", ".join(f"{why} {n}" for why, n in causes.most_common()))
+            lines.append(trust.row(f"{name}: detector"))
         report["sets"][name] = {
             key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
                   "failures": dict(t.failures)}
@@ -263,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
                            ("detector_complete", model_complete), ("detector", model))
         }
         report["sets"][name]["wrong_complete_causes"] = dict(causes)
+        report["sets"][name]["by_confidence"] = {
+            str(level): {"read": trust.read[level], "exact_hand": trust.exact[level]} for level in TRUST_LEVELS}
     if read_seconds:
         # A full read (grouping, hand reading, scoring) of a complete hand, without the detector:
         # what the pipeline adds to the detector whatever the detector's accuracy.
