@@ -192,6 +192,17 @@ def test_holdout_source_is_never_drawn(tmp_path, cache):
     assert e.value.code == "no_sources"
 
 
+def test_jade_carvings_are_inked_dark_and_keep_their_shape():
+    # A white carving with a grey groove, on transparency, as the jade set draws its symbols.
+    symbol = np.zeros((8, 8, 4), np.uint8)
+    symbol[2:6, 2:6] = (255, 255, 255, 255)
+    symbol[3, 3, :3] = 128
+    out = art.inked(symbol, (25, 85, 55))
+    assert (out[..., 3] == symbol[..., 3]).all()
+    assert out[2, 2, :3].max() < 80  # the carving is now dark ink
+    assert out[3, 3, :3].sum() > out[2, 2, :3].sum()  # the groove still shows
+
+
 def test_camerash_split_is_a_stable_quarter():
     if not art.CAMERASH_DIR.is_dir():
         pytest.skip("camerash crops not in ../shared")

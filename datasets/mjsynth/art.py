@@ -252,18 +252,18 @@ def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
 JADE_INKS = ((25, 85, 55), (30, 30, 35), (40, 50, 120))
 
 
+def inked(symbol: np.ndarray, ink: tuple[int, int, int]) -> np.ndarray:
+    """A light symbol (RGBA, on transparency) redrawn in a dark ink, its transparency as it was;
+    its shading (a carving's darker grooves) still shows, as lighter ink."""
+    shade = 1.25 - symbol[..., :3].astype(np.float32).mean(axis=2, keepdims=True) / 255
+    out = symbol.copy()
+    out[..., :3] = np.clip(np.array(ink, np.float32) * shade, 0, 255).astype(np.uint8)
+    return out
+
+
 def _build_kmahjongg_jade() -> tuple[dict[str, list[np.ndarray]], bool]:
     faces, opaque = _build_kmahjongg("jade")
-    inked: dict[str, list[np.ndarray]] = {}
-    for code, items in faces.items():
-        for face in items:
-            # The carving's shading (darker grooves) stays as darker ink.
-            shade = 1.25 - face[..., :3].astype(np.float32).mean(axis=2, keepdims=True) / 255
-            for ink in JADE_INKS:
-                out = face.copy()
-                out[..., :3] = np.clip(np.array(ink, np.float32) * shade, 0, 255).astype(np.uint8)
-                inked.setdefault(code, []).append(out)
-    return inked, opaque
+    return {code: [inked(face, ink) for face in items for ink in JADE_INKS] for code, items in faces.items()}, opaque
 
 
 def _debian_file(rel: str) -> Path:
