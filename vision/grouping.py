@@ -148,14 +148,15 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         rows = _without(rows, ghosts)
         warnings.append(f"{len(ghosts)} box(es) straddling two neighbouring tiles were not used")
     # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
-    # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box, nor has a
-    # likely face reading, is such a look-alike.
+    # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box big enough
+    # for a kong, nor has a likely face reading, is such a look-alike.
     kong_boxes = [b for b in group_boxes if b.code == KONG_CONCEALED]
     lone_backs = [
         i
         for row in rows
         for i in _backs_outside_kongs(tiles, row.members)
-        if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER and _holds_several(b, tiles[i]) for b in kong_boxes)
+        if not any(_covered_fraction(tiles[i], b) >= BOX_FULL_COVER and _holds_several(b, tiles[i])
+                   for b in kong_boxes)
         and sum(p for code, p in tiles[i].alternatives if code not in (BACK, *FLOWER_CODES)) < FACE_ODDS
     ]
     if lone_backs:

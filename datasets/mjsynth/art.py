@@ -38,8 +38,8 @@ FONT_PACKAGES = ("fonts-arphic-ukai", "fonts-arphic-uming", "fonts-wqy-zenhei", 
 DEBIAN_PACKAGES = ("kdegames-mahjongg-data-kf5", "gnome-mahjongg", "xmahjongg", *FONT_PACKAGES)
 FONT_DIR = CACHE_DIR / "debian" / "usr/share/fonts/truetype"  # where the font packages unpack
 
-SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic", "kmahjongg-jade",
-           "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
+SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
+           "kmahjongg-jade", "gnome-smooth", "gnome-postmodern", "xmahjongg-real", "xmahjongg-dorothys",
            "camerash", "drawn")
 # Sources available without any download: tests and a fresh checkout use these.
 LOCAL_SOURCES = ("fluffystuff", "camerash")
@@ -247,8 +247,8 @@ def _build_kmahjongg(name: str) -> tuple[dict[str, list[np.ndarray]], bool]:
     return faces, False
 
 
-# The jade set carves its symbols in white for a green face; on the ivory faces the renderer
-# composes non-opaque art onto they are inked instead, each face in each of these inks.
+# The jade set carves its symbols in white, for a green face. The renderer lays art that has no
+# face of its own on ivory faces, so each symbol is inked in each of these dark inks instead.
 JADE_INKS = ((25, 85, 55), (30, 30, 35), (40, 50, 120))
 
 
@@ -263,7 +263,8 @@ def inked(symbol: np.ndarray, ink: tuple[int, int, int]) -> np.ndarray:
 
 def _build_kmahjongg_jade() -> tuple[dict[str, list[np.ndarray]], bool]:
     faces, opaque = _build_kmahjongg("jade")
-    return {code: [inked(face, ink) for face in items for ink in JADE_INKS] for code, items in faces.items()}, opaque
+    return {code: [inked(face, ink) for face in items for ink in JADE_INKS]
+            for code, items in faces.items()}, opaque
 
 
 def _debian_file(rel: str) -> Path:
