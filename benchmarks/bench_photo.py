@@ -96,7 +96,7 @@ class Trust:
 
     def add(self, result, hand_ok: bool) -> None:
         self.photos += 1
-        if result.hand is None or result.hand.get("winning_tile") is None:
+        if not read_a_hand(result):
             return
         for level in TRUST_LEVELS:
             if result.confidence >= level:
@@ -143,10 +143,10 @@ def with_true_codes(detections: list[Detection], meta: dict) -> list[Detection]:
 def cause(result, detections: list[Detection], meta: dict, kw: dict) -> str:
     """Why a complete photo was read wrong (see the module's docstring)."""
     truth = hand_key(meta["hand"])
-    if result.hand is not None and result.hand.get("winning_tile") and hand_key(result.hand)[:3] == truth[:3]:
+    if read_a_hand(result) and hand_key(result.hand)[:3] == truth[:3]:
         return "which flower"
     again = read_detections(with_true_codes(detections, meta), **kw)
-    if again.hand is not None and again.hand.get("winning_tile") and hand_key(again.hand) == truth:
+    if read_a_hand(again) and hand_key(again.hand) == truth:
         return "codes"
     return "boxes or grouping"
 
@@ -177,10 +177,15 @@ def fan_key(score: dict) -> tuple:
     return (score.get("total"), tuple(sorted((f["zh"], f["count"]) for f in score.get("fans", []))))
 
 
+def read_a_hand(result) -> bool:
+    """Whether the photo's result holds a whole hand, winning tile included."""
+    return result.hand is not None and result.hand.get("winning_tile") is not None
+
+
 def judge(result, meta: dict, rules: str, tally: Tally) -> bool:
     """Count the result in `tally`; whether it read the hand exactly."""
     truth = meta["hand"]
-    if result.hand is None or result.hand.get("winning_tile") is None:
+    if not read_a_hand(result):
         tally.add(False, False, result.error.code if result.error else "no_hand")
         return False
     hand_ok = hand_key(result.hand) == hand_key(truth)
