@@ -22,6 +22,7 @@ from vision.detector import (
     decode,
     letterbox,
     _input_geometry,
+    image_size,
     load_image,
     nms,
 )
@@ -281,6 +282,8 @@ def test_exif_orientation_turns_the_image_upright(tmp_path):
     rgb, size = load_image(path)
     assert rgb.shape[:2] == (60, 20)
     assert size == (20, 60)
+    assert image_size(path) == image_size(path.read_bytes()) == image_size(Image.open(path)) == (20, 60)
+    assert image_size(rgb) == (20, 60)
 
 
 def test_large_jpeg_decodes_reduced_but_reports_original_size(tmp_path):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 
+import numpy as np
 import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections
 from vision.detections import Detection
 from vision.grouping import group_tiles
-from vision.pipeline import read_detections
+from vision.pipeline import read_detections, read_photo
 from vision.reader import orient
 from vision.photo_errors import PhotoError
 
@@ -95,6 +96,21 @@ def test_thirteen_or_fifteen_tiles_give_a_tile_count_error(count):
     assert result.exit_code == 4 and result.error.code == "tile_count"
     assert f"read {count + 1} tiles" in result.error.message
     assert len(result.tiles) == count + 1  # the tiles are still reported
+
+
+def test_a_short_hand_at_the_photos_edge_says_a_tile_may_be_cut_off():
+    row = hand_row(CONCEALED[1:], "7z")  # the first tile lies outside the photo
+    left = row[0].box[0]
+    shifted = [Detection((x1 - left, y1, x2 - left, y2), d.code, d.confidence, d.alternatives)
+               for d in row for x1, y1, x2, y2 in [d.box]]
+    at_edge = read_detections(shifted, rules=RULES, image_size=(1000, 700))
+    assert at_edge.error.code == "tile_count" and "cut off" in at_edge.error.message
+    inside = read_detections(row, rules=RULES, image_size=(1000, 700))
+    assert inside.error.code == "tile_count" and "cut off" not in inside.error.message
+    unknown = read_detections(shifted, rules=RULES)  # no photo size: no guess about its edge
+    assert unknown.error.code == "tile_count" and "cut off" not in unknown.error.message
+    photo = read_photo(np.zeros((700, 1000, 3), np.uint8), rules=RULES, detect=lambda _: shifted)
+    assert photo.error.code == "tile_count" and "cut off" in photo.error.message
 
 
 def _kong_scene(kong_codes):

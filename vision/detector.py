@@ -110,11 +110,9 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         img = source
     else:
         img = _open(source)
-    width, height = img.size
-    _check_size(width, height)
+    _check_size(*img.size)
     try:
-        if img.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
-            width, height = height, width
+        width, height = _upright_size(img)
         if draft_size and img.format == "JPEG":
             img.draft("RGB", (draft_size, draft_size))
         img.load()
@@ -123,6 +121,26 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
     except (OSError, ValueError, SyntaxError) as exc:
         raise DetectorError("unreadable-image", f"cannot decode the image: {exc}") from exc
     return pixels, (width, height)
+
+
+def image_size(source: ImageInput) -> tuple[int, int]:
+    """(width, height) of the image upright per its EXIF orientation, from its header alone."""
+    import numpy as np
+    from PIL import Image
+
+    if isinstance(source, np.ndarray):
+        return source.shape[1], source.shape[0]
+    try:
+        return _upright_size(source if isinstance(source, Image.Image) else _open(source))
+    except (OSError, ValueError, SyntaxError) as exc:
+        raise DetectorError("unreadable-image", f"cannot read the image's header: {exc}") from exc
+
+
+def _upright_size(img: "Image.Image") -> tuple[int, int]:
+    width, height = img.size
+    if img.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
+        return height, width
+    return width, height
 
 
 def _open(source: str | Path | bytes) -> "Image.Image":

@@ -22,6 +22,12 @@ from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
 
+# A hand short of tiles with a tile this close (pixels) to the photo's edge is most likely cut
+# off there: on 1,000 development photos, 55 of the 59 such hands were.
+EDGE_PX = 2
+EDGE_HINT = ("; a tile of the hand lies at the photo's edge, so one may be cut off: take the photo with "
+             "the whole hand in view")
+
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
     "self_drawn": False,
@@ -131,7 +137,10 @@ def read_photo(
     """
     full_context = check_options(rules, context, options, winning_tile, kong_codes)
     detections = _run_detector(image, detect)
-    return _read(detections, rules, full_context, winning_tile, kong_codes, options)
+    result = _read(detections, rules, full_context, winning_tile, kong_codes, options)
+    if result.error is not None and result.error.code == "tile_count":  # the header is read only then
+        _hint_cut_off(result, _image_size(image))
+    return result
 
 
 def check_options(
@@ -160,6 +169,15 @@ def check_options(
     return full
 
 
+def _image_size(image: Any) -> tuple[int, int]:
+    from vision.detector import DetectorError, image_size
+
+    try:
+        return image_size(image)
+    except DetectorError as exc:
+        raise PhotoError("bad_input", exc.code, str(exc)) from None
+
+
 def _run_detector(image: Any, detect: Detect | None) -> list[Detection]:
     from vision.detector import DetectorError
 
@@ -180,10 +198,16 @@ def read_detections(
     winning_tile: str | None = None,
     kong_codes: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
+    image_size: tuple[int, int] | None = None,
 ) -> PhotoResult:
-    """Everything after the detector: grouping, hand reading and scoring."""
+    """Everything after the detector: grouping, hand reading and scoring. `image_size`
+    (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
+    one may be cut off by the photo's edge."""
     full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    return _read(detections, rules, full_context, winning_tile, kong_codes, options)
+    result = _read(detections, rules, full_context, winning_tile, kong_codes, options)
+    if image_size is not None:
+        _hint_cut_off(result, image_size)
+    return result
 
 
 def _read(
@@ -209,6 +233,19 @@ def _read(
         return result
     _apply_reading(result, layout, reading)
     return result
+
+
+def _hint_cut_off(result: PhotoResult, image_size: tuple[int, int]) -> None:
+    """Tell a hand short of tiles, one of whose tiles (concealed, winning or in a meld) touches
+    the photo's edge, that a tile may be cut off there."""
+    width, height = image_size
+    error = result.error
+    at_edge = any(
+        x1 <= EDGE_PX or y1 <= EDGE_PX or x2 >= width - EDGE_PX or y2 >= height - EDGE_PX
+        for x1, y1, x2, y2 in (t.box for t in result.tiles if t.role in ("concealed", "winning", "meld"))
+    )
+    if error is not None and error.code == "tile_count" and at_edge:
+        result.error = PhotoError(error.kind, error.code, error.message + EDGE_HINT)
 
 
 def _unplaced(d: Detection) -> TileResult:
