@@ -98,6 +98,22 @@ def test_thirteen_or_fifteen_tiles_give_a_tile_count_error(count):
     assert len(result.tiles) == count + 1  # the tiles are still reported
 
 
+def test_a_winning_tile_named_but_not_in_the_photo_completes_the_hand():
+    thirteen = row_detections(RowSpec(CONCEALED))  # the player still holds the winning 7z
+    result = read_detections(thirteen, rules=RULES, winning_tile="7z")
+    assert result.error is None and result.hand["winning_tile"] == "7z"
+    assert result.hand["concealed"] == CONCEALED and result.score["total"] > 0
+    assert any("not in the photo" in w for w in result.warnings)
+    assert all(t.role == "concealed" for t in result.tiles)
+    unnamed = read_detections(thirteen, rules=RULES)
+    assert unnamed.error.code == "tile_count" and "--winning-tile" in unnamed.error.message
+    # With a tile set apart as the winning tile, a missing tile is a concealed one: no guess.
+    set_apart = read_detections(hand_row(CONCEALED[:-1], "7z"), rules=RULES, winning_tile="7z")
+    assert set_apart.error.code == "tile_count" and "--winning-tile" not in set_apart.error.message
+    twelve = read_detections(row_detections(RowSpec(CONCEALED[:-1])), rules=RULES, winning_tile="7z")
+    assert twelve.error.code == "tile_count"
+
+
 def test_a_short_hand_at_the_photos_edge_says_a_tile_may_be_cut_off():
     row = hand_row(CONCEALED[1:], "7z")  # the first tile lies outside the photo
     left = row[0].box[0]

@@ -30,7 +30,8 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
     parser.add_argument(
-        "--winning-tile", metavar="CODE", help="the winning tile (e.g. 5p) when it is not set apart in the photo"
+        "--winning-tile", metavar="CODE",
+        help="the winning tile (e.g. 5p) when it is not set apart in the photo, or not in it at all",
     )
     parser.add_argument(
         "--kong", metavar="CODE", action="append", default=[],

@@ -82,7 +82,9 @@ def read_hand(
     warnings: list[str] = []
     kong_fill = _face_down_kongs(layout, kong_codes)
     choices = _tile_choices(layout, winning_tile, warnings)
-    _check_tile_count(layout)
+    unseen_winner = _check_tile_count(layout, winning_tile)
+    if unseen_winner:
+        warnings.append(f"the winning tile {winning_tile} is not in the photo: taken as given")
     variables = sorted(choices)
     lists = [choices[i] for i in variables]
     flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout)
@@ -119,7 +121,7 @@ def read_hand(
         rank = prob * order_weight(codes)
         if best is not None and rank < max(CLOSE_RUNNER_UP * best_rank, runner_up_rank):
             continue
-        reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options)
+        reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options, unseen_winner)
         if first is None:
             first = reading
         if not _is_winning(reading.score):
@@ -134,7 +136,7 @@ def read_hand(
     if runner_up is not None and runner_up_rank < CLOSE_RUNNER_UP * best_rank:
         runner_up = None
     if first is None:  # every reading had face-up kong tiles that disagree
-        first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options)
+        first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options, unseen_winner)
     chosen = best or first
     if layout.winning is None and winning_tile is None:
         warnings.append(
@@ -286,17 +288,23 @@ def _tile_choices(
     return choices
 
 
-def _check_tile_count(layout: Layout) -> None:
+def _check_tile_count(layout: Layout, winning_tile: str | None) -> bool:
+    """Whether the winning tile, given by the caller, is missing from the photo (the hand is
+    otherwise complete, with no tile set apart); raises PhotoError when the count is wrong."""
     standing = len(layout.concealed) + (layout.winning is not None)
     expected = 14 - 3 * len(layout.melds)
+    if winning_tile is not None and layout.winning is None and standing == expected - 1:
+        return True
     if standing != expected:
         melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
         total = standing + sum(len(m.tiles) for m in layout.melds)
+        unseen = layout.winning is None and standing == expected - 1
         raise PhotoError(
             "not_winning",
             "tile_count",
             f"read {total} tiles: {standing} concealed{melds}; a winning hand needs {expected} concealed "
-            f"tiles{melds} (14 tiles, plus one per kong)",
+            f"tiles{melds} (14 tiles, plus one per kong)"
+            + ("; if the winning tile is not in the photo, name it with --winning-tile (e.g. 5p)" if unseen else ""),
         )
 
 
@@ -335,11 +343,16 @@ def _score_reading(
     context: Mapping[str, object] | None,
     rules: str,
     options: Mapping[str, object] | None,
+    unseen_winner: bool = False,
 ) -> Reading:
-    """Score the reading with its winning tile: the set-apart tile; else a concealed tile of the
-    code given; else the tile at the player's right end of the row, then the left end (where a
-    winning tile is laid even when no gap shows), then the highest-scoring of the other codes."""
+    """Score the reading with its winning tile: the code given, when `unseen_winner` says that
+    tile is not in the photo; else the set-apart tile; else a concealed tile of the code given;
+    else the tile at the player's right end of the row, then the left end (where a winning tile
+    is laid even when no gap shows), then the highest-scoring of the other codes."""
     options = dict(options) if options else None
+    if unseen_winner:
+        hand = {**_hand_dict(layout, codes, None, context), "winning_tile": winning_tile}
+        return Reading(codes, -1, hand, score_json(hand, rules=rules, options=options), probability)
 
     def scored(w: int) -> tuple[dict, dict, int]:
         hand = _hand_dict(layout, codes, w, context)
