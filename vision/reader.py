@@ -293,12 +293,12 @@ def _check_tile_count(layout: Layout, winning_tile: str | None) -> bool:
     otherwise complete, with no tile set apart); raises PhotoError when the count is wrong."""
     standing = len(layout.concealed) + (layout.winning is not None)
     expected = 14 - 3 * len(layout.melds)
-    if winning_tile is not None and layout.winning is None and standing == expected - 1:
+    unseen = layout.winning is None and standing == expected - 1  # could be the winning tile
+    if unseen and winning_tile is not None:
         return True
     if standing != expected:
         melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
         total = standing + sum(len(m.tiles) for m in layout.melds)
-        unseen = layout.winning is None and standing == expected - 1
         raise PhotoError(
             "not_winning",
             "tile_count",
