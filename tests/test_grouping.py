@@ -101,6 +101,21 @@ def test_grouping_boxes_split_touching_melds():
     assert layout.tiles[layout.winning].code == "5p"
 
 
+def test_a_short_concealed_row_behind_four_melds_one_unboxed_is_the_concealed_row():
+    # Four melds leave one concealed tile and the winning tile, standing behind them; the detector
+    # boxed three melds, so the fourth is the longest unmelded run, yet only the short row makes
+    # the tiles count as a hand.
+    standing = row_detections(RowSpec(["7s", "7s"], origin=(160, 300), tile_w=44, tile_h=62, gaps_after={0: 16}))
+    melds = row_detections(RowSpec(["8m"] * 3 + ["5m"] * 3 + ["6s"] * 3 + ["9m"] * 3, origin=(120, 380),
+                                   tile_w=48, tile_h=40, gaps_after={2: 12, 5: 12, 8: 12}))
+    boxes = [group_box(melds[k:k + 3], "meld") for k in (0, 3, 6)]
+    layout = group_tiles(standing + melds + boxes)
+    assert codes_of(layout.tiles, layout.concealed) == ["7s"]
+    assert layout.tiles[layout.winning].code == "7s"
+    assert sorted(codes for codes, _ in _meld_codes(layout)) == [["5m"] * 3, ["6s"] * 3, ["8m"] * 3, ["9m"] * 3]
+    assert not layout.unassigned
+
+
 def test_a_tile_read_as_a_flower_inside_a_meld_box_is_a_meld_tile():
     concealed = row_detections(RowSpec(CONCEALED_11[:8] + ["5p"], gaps_after={7: 20}))
     meld = row_detections(RowSpec(["1s", "2f", "3s"], origin=(120, 380)))  # 2s read as a flower

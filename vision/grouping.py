@@ -199,7 +199,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     reversed_view = False
     nonempty = [(row, segs) for row, segs in row_segments if segs]
     if nonempty:
-        concealed_row, concealed_segs = max(nonempty, key=lambda rs: max(len(s) for s in rs[1]))
+        concealed_row, concealed_segs = _pick_concealed_row(nonempty, len(melds))
         concealed, winning, reversed_view = _concealed_row(tiles, concealed_row, concealed_segs)
         for row, segs in nonempty:
             if segs is concealed_segs:
@@ -666,6 +666,27 @@ def _segment_meld(
         if claimed is not None:
             return MeldLayout(tuple(seg), False, claimed, False)
     return None
+
+
+def _pick_concealed_row(
+    rows: list[tuple[_Row, list[list[int]]]], melds: int
+) -> tuple[_Row, list[list[int]]]:
+    """The row (with its segments left after the melds) that holds the concealed tiles.
+
+    Most often it is the row with the longest run of unmelded tiles. But a hand of three or four
+    melds keeps only a few concealed tiles, often in a short row behind the melds, and a meld
+    whose box the detector missed then makes the longer run. So when that choice leaves the
+    tiles uncountable as a hand (concealed tiles, winning one included, are 14 less 3 per meld,
+    the other rows' runs of 3-4 counted as melds) and exactly one other row makes them count,
+    that row is taken.
+    """
+    def counts(candidate: tuple[_Row, list[list[int]]]) -> bool:
+        others = sum(len(s) in (3, 4) for rs in rows if rs is not candidate for s in rs[1])
+        return sum(len(s) for s in candidate[1]) == 14 - 3 * (melds + others)
+
+    longest = max(rows, key=lambda rs: max(len(s) for s in rs[1]))
+    fitting = [rs for rs in rows if counts(rs)]
+    return fitting[0] if not counts(longest) and len(fitting) == 1 else longest
 
 
 def _concealed_row(
