@@ -280,6 +280,43 @@ def build_model():
     return TileNet()
 
 
+def weights_from_onnx(path: Path):
+    """The network with the weights of an exported classifier, float or int8 (QDQ, weights
+    dequantised): each convolution's folded batch norm becomes an identity batch norm carrying
+    the folded bias."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+
+    graph = onnx.load(str(path)).graph
+    stored = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    values = dict(stored)
+    for node in graph.node:
+        if node.op_type == "DequantizeLinear" and node.input[0] in stored:
+            q, scale = stored[node.input[0]].astype(np.float64), stored[node.input[1]]
+            zero = stored[node.input[2]] if len(node.input) > 2 else 0
+            if np.ndim(scale):  # per output channel, along `axis` (default 1)
+                axis = next((a.i for a in node.attribute if a.name == "axis"), 1)
+                shape = [1] * q.ndim
+                shape[axis] = -1
+                scale, zero = scale.reshape(shape), np.reshape(zero, shape) if np.ndim(zero) else zero
+            values[node.output[0]] = ((q - zero) * scale).astype(np.float32)
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    linear = next(n for n in graph.node if n.op_type == "Gemm")
+    model = build_model()
+    layers = [m for m in model.features if isinstance(m, (torch.nn.Conv2d, torch.nn.BatchNorm2d))]
+    with torch.no_grad():
+        for node, conv, norm in zip(convs, layers[0::2], layers[1::2]):
+            conv.weight.copy_(torch.from_numpy(values[node.input[1]]))
+            norm.weight.fill_(1.0)
+            norm.bias.copy_(torch.from_numpy(values[node.input[2]]))
+            norm.running_mean.zero_()
+            norm.running_var.fill_(1.0 - norm.eps)
+        model.head[3].weight.copy_(torch.from_numpy(values[linear.input[1]]))
+        model.head[3].bias.copy_(torch.from_numpy(values[linear.input[2]]))
+    return model
+
+
 def with_softmax(model):
     """The network as exported: softmax probabilities out."""
     from torch import nn
@@ -388,9 +425,13 @@ def train(args) -> int:
     print(f"training crops: {len(data.labels)} (incl. real x{REAL_REPEAT}); "
           + ", ".join(f"{k}: {len(v.labels)}" for k, v in evals.items()), flush=True)
 
-    model = build_model()
-    if args.init:
+    # A shipped ONNX file has its batch norms folded into the convolutions: they stay frozen as
+    # identities, so fine-tuning starts from exactly the shipped model.
+    from_onnx = bool(args.init) and args.init.suffix == ".onnx"
+    model = weights_from_onnx(args.init) if from_onnx else build_model()
+    if args.init and not from_onnx:
         model.load_state_dict(torch.load(args.init, weights_only=False)["model"])
+    if args.init:
         print(f"weights from {args.init}", flush=True)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
     steps_per_epoch = args.epoch_samples // args.batch
@@ -417,6 +458,10 @@ def train(args) -> int:
 
     for epoch in range(start, args.epochs):
         model.train()
+        if from_onnx:
+            for layer in model.modules():
+                if isinstance(layer, torch.nn.BatchNorm2d):
+                    layer.eval()
         began, total = time.time(), 0.0
         bar = tqdm(range(steps_per_epoch), desc=f"epoch {epoch + 1}/{args.epochs}", mininterval=10)
         for _ in bar:
@@ -544,7 +589,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--threads", type=int, default=1)
     t.add_argument("--balance", type=float, default=0.5, help="class-balancing exponent of crop sampling")
     t.add_argument("--resume", action="store_true")
-    t.add_argument("--init", type=Path, help="start from this run's last.pt weights (fine-tuning)")
+    t.add_argument("--init", type=Path, help="start from these weights (fine-tuning): a run's last.pt, or an exported .onnx "
+                        "(a shipped model, float or int8)")
     t.add_argument("--kind", choices=("tiles", "upright", "flowers"), default="tiles",
                    help="tiles: every crop at any quarter turn; upright: the hand sets' crops, turned upright or "
                         "half round only; flowers: the hand sets' flowers, upright or half round")

@@ -27,3 +27,18 @@ def test_swapped_inks_move_red_to_other_channels_in_some_crops_only(monkeypatch)
     out = train_classifier.augment(RED, torch.Generator().manual_seed(2), turns=(0,))
     strongest = out.mean(dim=(2, 3)).argmax(dim=1)
     assert 0 < (strongest != 0).sum() < len(RED)
+
+
+@pytest.mark.parametrize("shipped", ["mjlens-flower-classifier.onnx", "mjlens-upright-classifier.onnx"])
+def test_a_shipped_model_loads_back_for_fine_tuning(shipped):
+    # The float flower model comes back exactly; the int8 upright one up to its activations' rounding.
+    from vision.classifier import TileClassifier
+
+    path = Path(__file__).resolve().parent.parent / "models" / shipped
+    crops = np.random.default_rng(0).integers(0, 256, (16, 3, 64, 64), dtype=np.uint8)
+    model = train_classifier.weights_from_onnx(path).eval()
+    with torch.no_grad():
+        recovered = torch.softmax(model(torch.from_numpy(crops)), dim=1).numpy()
+    shipped_out = TileClassifier(path, None, None).run_batch(crops)
+    assert np.abs(recovered - shipped_out).max() < (1e-4 if "flower" in shipped else 0.1)
+    assert (recovered.argmax(1) == shipped_out.argmax(1)).mean() >= 0.9

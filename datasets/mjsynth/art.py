@@ -364,10 +364,10 @@ def held_out_crop_atlas() -> Atlas:
     return Atlas("camerash-held-out", True, _camerash_faces(held_out=True))
 
 
-def _build_drawn() -> tuple[dict[str, list[np.ndarray]], bool]:
+def _build_drawn(styles: int | None = None) -> tuple[dict[str, list[np.ndarray]], bool]:
     from . import drawn
 
-    return drawn.build(FONT_DIR), False
+    return drawn.build(FONT_DIR, styles or drawn.STYLES), False
 
 
 BUILDERS = {
@@ -417,13 +417,15 @@ class Atlas:
         return [c for c in TILE_CODES if c in self.faces]
 
 
-def build_atlas(source: str, cache: Path = CACHE_DIR) -> Path:
-    """Rasterise one source into `<cache>/atlas/<source>/` and return that folder."""
+def build_atlas(source: str, cache: Path = CACHE_DIR, drawn_styles: int | None = None) -> Path:
+    """Rasterise one source into `<cache>/atlas/<source>/` and return that folder. `drawn_styles`
+    sets how many imagined sets the `drawn` source writes (drawn.STYLES by default; the first
+    ones are the same whatever the number)."""
     from PIL import Image
 
     if source not in BUILDERS:
         raise ArtError("unknown_source", f"unknown art source {source!r}; known: {', '.join(SOURCES)}")
-    faces, opaque = BUILDERS[source]()
+    faces, opaque = _build_drawn(drawn_styles) if source == "drawn" else BUILDERS[source]()
     folder = cache / "atlas" / source
     tmp = folder.with_name(source + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
