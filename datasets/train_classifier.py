@@ -427,11 +427,11 @@ def train(args) -> int:
 
     # A shipped ONNX file has its batch norms folded into the convolutions: they stay frozen as
     # identities, so fine-tuning starts from exactly the shipped model.
-    from_onnx = bool(args.init) and args.init.suffix == ".onnx"
+    from_onnx = args.init is not None and args.init.suffix == ".onnx"
     model = weights_from_onnx(args.init) if from_onnx else build_model()
-    if args.init and not from_onnx:
-        model.load_state_dict(torch.load(args.init, weights_only=False)["model"])
-    if args.init:
+    if args.init is not None:
+        if not from_onnx:
+            model.load_state_dict(torch.load(args.init, weights_only=False)["model"])
         print(f"weights from {args.init}", flush=True)
     print(f"parameters: {sum(p.numel() for p in model.parameters())}", flush=True)
     steps_per_epoch = args.epoch_samples // args.batch

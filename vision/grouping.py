@@ -668,6 +668,11 @@ def _segment_meld(
     return None
 
 
+def concealed_count(melds: int) -> int:
+    """Concealed tiles, the winning one included, beside `melds` melds (a kong counts as three)."""
+    return 14 - 3 * melds
+
+
 def _pick_concealed_row(
     rows: list[tuple[_Row, list[list[int]]]], melds: int
 ) -> tuple[_Row, list[list[int]]]:
@@ -682,7 +687,7 @@ def _pick_concealed_row(
     """
     def counts(candidate: tuple[_Row, list[list[int]]]) -> bool:
         others = sum(len(s) in (3, 4) for rs in rows if rs is not candidate for s in rs[1])
-        return sum(len(s) for s in candidate[1]) == 14 - 3 * (melds + others)
+        return sum(len(s) for s in candidate[1]) == concealed_count(melds + others)
 
     longest = max(rows, key=lambda rs: max(len(s) for s in rs[1]))
     fitting = [rs for rs in rows if counts(rs)]

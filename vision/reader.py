@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from scoring import score_json
 from vision.detections import BACK, TILE_CODES
-from vision.grouping import FLOWER_CODES, Layout, MeldLayout
+from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
@@ -292,7 +292,7 @@ def _check_tile_count(layout: Layout, winning_tile: str | None) -> bool:
     """Whether the winning tile, given by the caller, is missing from the photo (the hand is
     otherwise complete, with no tile set apart); raises PhotoError when the count is wrong."""
     standing = len(layout.concealed) + (layout.winning is not None)
-    expected = 14 - 3 * len(layout.melds)
+    expected = concealed_count(len(layout.melds))
     unseen = layout.winning is None and standing == expected - 1  # could be the winning tile
     if unseen and winning_tile is not None:
         return True
@@ -551,7 +551,7 @@ def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
 
 def _standing_excess(layout: Layout) -> int:
     """Concealed tiles (the winning tile included) beyond what the melds leave room for."""
-    return len(layout.concealed) + (layout.winning is not None) - (14 - 3 * len(layout.melds))
+    return len(layout.concealed) + (layout.winning is not None) - concealed_count(len(layout.melds))
 
 
 def _reads_backwards(row: list[str]) -> bool:
