@@ -47,6 +47,14 @@ def test_reader_picks_the_alternative_that_makes_a_winning_hand():
     assert result.confidence == pytest.approx(0.35)
 
 
+def test_a_faint_alternative_is_tried_when_nothing_likelier_wins():
+    # The classifier gives the true 8s only 1%: no other reading makes a hand, so it is taken.
+    probs = {7: (("8p", 0.9), ("8m", 0.09), ("8s", 0.01))}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert result.confidence == pytest.approx(0.01)
+
+
 def test_a_sorted_row_prefers_the_reading_that_keeps_its_suit_in_order():
     # The 9s of 789s reads 6s first; 678s would win too, but players sort their tiles.
     probs = {8: (("6s", 0.6), ("9s", 0.4))}

@@ -28,7 +28,9 @@ CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many t
 MIN_ORDER_TILES = 5
 # A reading of a sorted row that steps down within a suit is this much less likely per step.
 OUT_OF_ORDER = 0.2
-MIN_ALTERNATIVE = 0.02  # normalised probability below which an alternative is never tried
+# Normalised probability below which an alternative is never tried. The search stops at the
+# first winning reading, so a low floor costs only the photos no likelier reading makes win.
+MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
