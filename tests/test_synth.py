@@ -121,14 +121,51 @@ def test_label_boxes_hug_the_drawn_tiles(atlas):
         assert abs(xs.max() + 1 - x1) <= 1 and abs(ys.max() + 1 - y1) <= 1
 
 
+def test_a_face_the_frame_cuts_in_half_gets_no_code(atlas, monkeypatch):
+    """A tile's code is labelled only when most of its face shows; the frame's edge hides a
+    face as surely as another tile does."""
+    from mjsynth import render as render_module, scene
+
+    def one_face_up_tile(rng, size):
+        layout = LAYOUTS["closeup"](rng, size)
+        layout.tiles = [t for t in layout.tiles if t.face_up][:1]
+        return layout
+
+    shift = {"x": 0.0}
+
+    def camera_shifted_by(*args, **kwargs):
+        cam = place_camera(*args, **kwargs)
+        cam.cx += shift["x"]
+        return cam
+
+    place_camera = render_module.place_camera
+    monkeypatch.setitem(scene.LAYOUTS, "one", one_face_up_tile)
+    monkeypatch.setattr(render_module, "place_camera", camera_shifted_by)
+    read = 0
+    for k in range(8):
+        shift["x"] = 0.0
+        whole = make_sample(np.random.default_rng([8, k]), atlas, "one", 320, 240)
+        tile = whole.meta["tiles"][0] if whole.meta["tiles"] else None
+        if tile is None or tile["code"] != tile["true_code"]:  # too small, or seen from behind
+            continue
+        read += 1
+        x0, _, x1, _ = tile["box"]
+        shift["x"] = -(x0 + x1) / 2  # the tile's centre on the frame's left edge
+        cut = make_sample(np.random.default_rng([8, k]), atlas, "one", 320, 240)
+        assert all(t["code"] == "back" for t in cut.meta["tiles"])
+    assert read >= 3
+
+
 @pytest.mark.parametrize("kind", ["hand", "table", "closeup"])
 def test_labels_lie_in_the_image_and_match_meta(atlas, kind):
+    labelled = 0
     for k in range(3):
         s = make_sample(np.random.default_rng([5, k]), atlas, kind, 480, 360)
         h, w = s.image.shape[:2]
         assert (w, h) == (480, 360) and s.meta["layout"] == kind
         tile_labels = [lab for lab in s.labels if lab.name not in ("meld", "kong_concealed")]
-        assert len(tile_labels) == len(s.meta["tiles"]) > 0
+        assert len(tile_labels) == len(s.meta["tiles"])
+        labelled += len(tile_labels)
         for lab, t in zip(tile_labels, s.meta["tiles"]):
             x0, y0, x1, y1 = lab.box
             assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
@@ -136,6 +173,7 @@ def test_labels_lie_in_the_image_and_match_meta(atlas, kind):
             assert t["code"] == "back" or t["code"] == t["true_code"]
             assert t["rotation"] in (0, 90, 180, 270)
         assert all(lab.name in CLASS_NAMES for lab in s.labels)
+    assert labelled > 0  # a close-up may cut its one tile in half: then nothing is labelled
 
 
 def test_hand_meta_is_the_drawn_winning_hand(atlas):

@@ -391,9 +391,11 @@ def _table_plane(rng: np.random.Generator, cam: Camera, extent_lo: np.ndarray,
 class Rendered:
     image: np.ndarray  # float32 RGB
     ids: np.ndarray
-    face_areas: np.ndarray  # projected face area per tile (0 when the face looks away)
+    # Projected face area per tile (0 when the face looks away), the part beyond the frame
+    # included: a face the frame cuts to a sliver is not readable.
+    face_areas: np.ndarray
     face_short_sides: np.ndarray  # the face's narrower projected extent, in pixels
-    body_areas: np.ndarray  # projected silhouette area per tile
+    body_areas: np.ndarray  # projected silhouette area per tile, inside the frame
     up_vectors: np.ndarray  # projected face-up direction per tile (image x, y)
 
 
@@ -437,7 +439,7 @@ def render(rng: np.random.Generator, layout: Layout, atlas: Atlas, size: TileSiz
         body_areas[i] = _clipped_area(hull.reshape(-1, 2), width, height)
         if "front" in visible:
             q = visible["front"]
-            face_areas[i] = _clipped_area(q, width, height)
+            face_areas[i] = abs(cv2.contourArea(np.asarray(q, np.float32)))
             across = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
             along = (np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
             face_short[i] = min(across, along)

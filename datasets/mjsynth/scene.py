@@ -16,7 +16,7 @@ from .render import render
 MIN_BOX_PX = 3  # smaller boxes are not labelled
 MIN_FACE_PX = 40  # a face smaller than this (pixels) cannot be read: no code label
 MIN_FACE_SIDE = 6  # nor one seen so edge-on that it is narrower than this (pixels)
-FACE_SHOWN = 0.55  # share of a face that must be visible to label its code
+FACE_SHOWN = 0.55  # share of a face that must be visible (unhidden and in the frame) to label its code
 BODY_SHOWN = 0.25  # share of a tile that must be visible to label it at all
 OCCLUDER_KEEP = 0.6  # share of a label's pixels a reaching hand may leave
 
