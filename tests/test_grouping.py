@@ -208,6 +208,26 @@ def test_a_sideways_tile_overrules_a_concealed_kong_box():
     assert layout.tiles[layout.melds[0].claimed].width > layout.tiles[layout.melds[0].claimed].height
 
 
+def test_a_boxed_kong_with_no_tile_turned_is_concealed_whatever_its_box_class():
+    # Exposed melds show their claimed tile turned; four up-turned tiles in a row turn none.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380)))
+    layout = group_tiles(concealed + kong + [group_box(kong, "meld")])
+    assert _meld_codes(layout) == [(["2s"] * 4, True)] and layout.melds[0].claimed is None
+
+
+def test_a_kong_tile_turned_less_than_sideways_still_marks_it_exposed():
+    # A claimed tile seen at an angle: 1.35 times as long along the row as the others, below the
+    # sideways ratio that marks a claimed tile in a chow or pung.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380)))
+    x1, y1, x2, y2 = kong[2].box
+    kong[2] = replace(kong[2], box=(x1, y1 + (y2 - y1) * 0.13, x2, y2 - (y2 - y1) * 0.13))
+    layout = group_tiles(concealed + kong + [group_box(kong, "kong_concealed")])
+    assert _meld_codes(layout) == [(["2s"] * 4, False)]
+    assert layout.melds[0].claimed is not None and layout.tiles[layout.melds[0].claimed].box == kong[2].box
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.
