@@ -228,6 +228,17 @@ def test_a_kong_tile_turned_less_than_sideways_still_marks_it_exposed():
     assert layout.melds[0].claimed is not None and layout.tiles[layout.melds[0].claimed].box == kong[2].box
 
 
+def test_a_flower_laid_against_a_kong_inside_its_box_stays_a_flower():
+    # The detector's kong box also took in the flower touching the kong's left end: five tiles,
+    # more than any meld holds.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kong = row_detections(RowSpec(["3f", "3z", "back", "back", "3z"], origin=(120, 380)))
+    layout = group_tiles(concealed + kong + [group_box(kong, "kong_concealed")])
+    assert _meld_codes(layout) == [(["3z", "back", "back", "3z"], True)]
+    assert codes_of(layout.tiles, layout.flowers) == ["3f"]
+    assert not any("holds no run" in w for w in layout.warnings)
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.

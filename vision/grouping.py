@@ -498,13 +498,14 @@ def _flowers_in_meld_boxes(tiles: Sequence[Detection], sized: list[int], flowers
 
     No meld holds a flower, so such a tile is a meld tile drawn like a flower in this set (the
     detector finds meld boxes far more surely than it reads codes); a box over flowers alone is
-    the flowers' row, which the detector can take for a meld.
+    the flowers' row, which the detector can take for a meld. A box over more than four tiles
+    also takes in flowers laid against the meld: they stay flowers.
     """
     found: list[int] = []
     for box in group_boxes:
         inside = [i for i in sized if _covered_fraction(tiles[i], box) >= BOX_FULL_COVER]
         read_as_flowers = [i for i in inside if i in flowers]
-        if 2 * len(read_as_flowers) < len(inside):
+        if 2 * len(read_as_flowers) < len(inside) <= 4:
             found += [i for i in read_as_flowers if i not in found]
     return found
 
