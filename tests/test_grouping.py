@@ -208,12 +208,15 @@ def test_a_sideways_tile_overrules_a_concealed_kong_box():
     assert layout.tiles[layout.melds[0].claimed].width > layout.tiles[layout.melds[0].claimed].height
 
 
-def test_a_boxed_kong_with_no_tile_turned_is_concealed_whatever_its_box_class():
+def test_a_boxed_kong_with_no_tile_turned_is_concealed_unless_its_box_is_sure():
     # Exposed melds show their claimed tile turned; four up-turned tiles in a row turn none.
     concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
     kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380)))
     layout = group_tiles(concealed + kong + [group_box(kong, "meld")])
     assert _meld_codes(layout) == [(["2s"] * 4, True)] and layout.melds[0].claimed is None
+    # A box class the detector is all but sure of stands.
+    layout = group_tiles(concealed + kong + [replace(group_box(kong, "meld"), confidence=0.97)])
+    assert _meld_codes(layout) == [(["2s"] * 4, False)]
 
 
 def test_a_kong_tile_turned_less_than_sideways_still_marks_it_exposed():

@@ -37,11 +37,14 @@ ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's
 WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 # A boxed kong of four face-up tiles is exposed when one tile is turned (its claimed tile) and
-# concealed when none is, whatever class the detector gave its box: the box class is the weaker
-# cue. Aspects relative to the kong's other tiles, on 1,000 development photos: concealed kongs
-# laid face up reach 1.26 at the 95th percentile, exposed ones' turned tile 1.29 at the 5th.
+# concealed when none is, whatever class the detector gave its box, unless the detector is all
+# but sure of that class: an unsure box class is the weaker cue, while the aspects of a tilted
+# row's axis-aligned boxes say little. Aspects relative to the kong's other tiles, on 1,000
+# development photos: concealed kongs laid face up reach 1.26 at the 95th percentile, exposed
+# ones' turned tile 1.29 at the 5th.
 KONG_TURNED = 1.3
 KONG_NONE_TURNED = 1.2
+SURE_GROUP_BOX = 0.95
 REGION_DISTANCE = 2.5  # rows this close (in tile heights) to the hand belong to it
 MAX_STRAY_TILES = 4  # more tiles than this outside the hand means other players' tiles in view
 # Four kongs and a pair make 18 tiles, and the eight flowers lie near the hand too: a flower
@@ -666,7 +669,7 @@ def _segment_meld(
     a run of 3-4 with a sideways (claimed) tile."""
     if box is not None:
         face_down = len(seg) == 4 and any(tiles[i].code == BACK for i in seg)
-        if len(seg) == 4 and not face_down:
+        if len(seg) == 4 and not face_down and box.confidence < SURE_GROUP_BOX:
             claimed = _sideways_tile(tiles, seg, d, KONG_TURNED)
             none_turned = max(_turned(tiles, seg, d).values()) < KONG_NONE_TURNED
             concealed = none_turned or (box.code == KONG_CONCEALED and claimed is None)
