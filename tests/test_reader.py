@@ -415,6 +415,16 @@ def test_a_row_that_reads_backwards_takes_the_winning_tile_from_the_image_left()
     assert winner.box[0] == min(t.box[0] for t in result.tiles)  # the image's leftmost tile
 
 
+def test_a_shuffled_row_takes_the_winning_tile_from_the_image_right():
+    # Seven pairs, shuffled, nothing set apart: any tile would win, and a row that steps down
+    # more often than up by chance says nothing of the view; the photo's right end is the player's.
+    hand = ["2z", "2s", "4m", "5z", "4z", "1z", "2z", "7m", "2s", "4m", "1z", "4z", "5z", "7m"]
+    result = read_detections(row_detections(RowSpec(hand)), rules=RULES)
+    assert result.hand["winning_tile"] == "7m"
+    winner = next(t for t in result.tiles if t.role == "winning")
+    assert winner.box[0] == max(t.box[0] for t in result.tiles)
+
+
 def test_a_sorted_row_overrules_a_gap_at_the_wrong_end():
     # The first tile lies apart (nudged, or cut by the photo's edge) while the winning tile
     # touches the row's right end: the row ascends left to right, so the player sits on our side.

@@ -557,13 +557,14 @@ def _standing_excess(layout: Layout) -> int:
 
 
 def _reads_backwards(row: list[str]) -> bool:
-    """Whether a row mostly descends in tile order: players sort their tiles, so a row that reads
-    backwards in the photo was taken from across the table, and the player's right end is on the
-    image's left."""
+    """Whether a row clearly descends in tile order: players sort their tiles, so a row that
+    reads backwards in the photo was taken from across the table, and the player's right end is
+    on the image's left. A shuffled row says nothing, and the photo's right end stays the
+    player's."""
     order = [PLAYING_ORDER[c] for c in row]
     down = sum(a > b for a, b in zip(order, order[1:]))
     up = sum(a < b for a, b in zip(order, order[1:]))
-    return down > up
+    return down >= CLEAR_ORDER * max(up, 1) and up + down >= MIN_ORDER_TILES - 1
 
 
 def _hand_dict(
