@@ -425,6 +425,19 @@ def test_a_shuffled_row_takes_the_winning_tile_from_the_image_right():
     assert winner.box[0] == max(t.box[0] for t in result.tiles)
 
 
+def test_flowers_right_of_a_shuffled_row_put_the_players_right_end_on_the_image_left():
+    # Players lay their flowers apart at their left: here at the image's right, so the photo was
+    # taken from across the table, and the winning tile is the row's image-left end.
+    hand = ["2z", "2s", "4m", "5z", "4z", "1z", "2z", "7m", "2s", "4m", "1z", "4z", "5z", "7m"]
+    row = row_detections(RowSpec(hand))
+    right_end = max(t.box[2] for t in row)
+    flower = Detection((right_end + 60, row[0].box[1], right_end + 100, row[0].box[3]), "3f", 0.9, (("3f", 0.9),))
+    result = read_detections(row + [flower], rules=RULES)
+    assert result.hand["winning_tile"] == "2z" and result.hand["flowers"] == ["3f"]
+    winner = next(t for t in result.tiles if t.role == "winning")
+    assert winner.box[0] == min(t.box[0] for t in result.tiles)
+
+
 def test_a_sorted_row_overrules_a_gap_at_the_wrong_end():
     # The first tile lies apart (nudged, or cut by the photo's edge) while the winning tile
     # touches the row's right end: the row ascends left to right, so the player sits on our side.

@@ -366,7 +366,7 @@ def _score_reading(
         ends, others = [i for i in reversed(layout.concealed) if codes[i] == winning_tile][:1], []
     else:
         ends = [layout.concealed[-1], layout.concealed[0]]
-        if _reads_backwards([codes[i] for i in layout.concealed]):
+        if _seen_from_across(layout, codes):
             ends.reverse()
         rightmost = {codes[i]: i for i in layout.concealed}
         others = [i for i in rightmost.values() if i not in ends]
@@ -556,12 +556,17 @@ def _standing_excess(layout: Layout) -> int:
     return len(layout.concealed) + (layout.winning is not None) - concealed_count(len(layout.melds))
 
 
-def _reads_backwards(row: list[str]) -> bool:
-    """Whether a row clearly descends in tile order: players sort their tiles, so a row that
-    reads backwards in the photo was taken from across the table, and the player's right end is
-    on the image's left. A shuffled row says nothing, and the photo's right end stays the
-    player's."""
-    order = [PLAYING_ORDER[c] for c in row]
+def _seen_from_across(layout: Layout, codes: Mapping[int, str]) -> bool:
+    """Whether a row with no tile set apart was photographed from across the table, so that the
+    player's right end is on the image's left. Players lay their flowers apart at their left, so
+    flowers on the image's right of the row say so; else players sort their tiles, so a row that
+    clearly descends in the photo says so. A shuffled row says nothing, and the photo's right
+    end stays the player's."""
+    row = layout.concealed
+    if layout.flowers:
+        middle = sum(layout.tiles[i].center[0] for i in row) / len(row)
+        return all(layout.tiles[i].center[0] > middle for i in layout.flowers)
+    order = [PLAYING_ORDER[codes[i]] for i in row]
     down = sum(a > b for a, b in zip(order, order[1:]))
     up = sum(a < b for a, b in zip(order, order[1:]))
     return down >= CLEAR_ORDER * max(up, 1) and up + down >= MIN_ORDER_TILES - 1
