@@ -395,11 +395,8 @@ def orient(layout: Layout) -> Layout:
     image = list(layout.concealed) + [layout.winning]  # player's order
     if layout.reversed_view:
         image.reverse()  # now left to right in the photo
-    codes = [PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image]
-    up = sum(a < b for a, b in zip(codes, codes[1:]))
-    down = sum(a > b for a, b in zip(codes, codes[1:]))
-    ascends_in_image = up >= CLEAR_ORDER * max(down, 1)
-    descends_in_image = down >= CLEAR_ORDER * max(up, 1)
+    ranks = [PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image]
+    ascends_in_image, descends_in_image = _clear_order(ranks)
     if layout.reversed_view and ascends_in_image:  # the player sits on our side after all
         return replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
     if not layout.reversed_view and descends_in_image:  # the player sits across the table
@@ -566,10 +563,14 @@ def _seen_from_across(layout: Layout, codes: Mapping[int, str]) -> bool:
     if layout.flowers:
         middle = sum(layout.tiles[i].center[0] for i in row) / len(row)
         return all(layout.tiles[i].center[0] > middle for i in layout.flowers)
-    order = [PLAYING_ORDER[codes[i]] for i in row]
-    down = sum(a > b for a, b in zip(order, order[1:]))
+    return len(row) >= MIN_ORDER_TILES and _clear_order([PLAYING_ORDER[codes[i]] for i in row])[1]
+
+
+def _clear_order(order: list[int]) -> tuple[bool, bool]:
+    """Whether a row of tile ranks clearly ascends, and whether it clearly descends."""
     up = sum(a < b for a, b in zip(order, order[1:]))
-    return down >= CLEAR_ORDER * max(up, 1) and up + down >= MIN_ORDER_TILES - 1
+    down = sum(a > b for a, b in zip(order, order[1:]))
+    return up >= CLEAR_ORDER * max(down, 1), down >= CLEAR_ORDER * max(up, 1)
 
 
 def _hand_dict(
