@@ -652,14 +652,15 @@ def _turned(tiles: Sequence[Detection], seg: list[int], d: tuple[float, float]) 
     return {i: aspect[i] / statistics.median(aspect[j] for j in seg if j != i) for i in seg}
 
 
-def _sideways_tile(tiles: Sequence[Detection], seg: list[int], d: tuple[float, float],
-                   ratio: float = SIDEWAYS_RATIO) -> int | None:
-    """The one tile `ratio` times longer along the row (relative to its width across) than the
-    others."""
-    if len(seg) < 3:
-        return None
-    turned = [i for i, r in _turned(tiles, seg, d).items() if r > ratio]
-    return turned[0] if len(turned) == 1 else None
+def _sideways_tile(tiles: Sequence[Detection], seg: list[int], d: tuple[float, float]) -> int | None:
+    """The one tile much longer along the row (relative to its width across) than the others."""
+    return _the_one_turned(_turned(tiles, seg, d), SIDEWAYS_RATIO) if len(seg) >= 3 else None
+
+
+def _the_one_turned(turned: dict[int, float], ratio: float) -> int | None:
+    """The tile of `turned` (from `_turned`) beyond `ratio`, when exactly one is."""
+    over = [i for i, r in turned.items() if r > ratio]
+    return over[0] if len(over) == 1 else None
 
 
 def _segment_meld(
@@ -670,9 +671,9 @@ def _segment_meld(
     if box is not None:
         face_down = len(seg) == 4 and any(tiles[i].code == BACK for i in seg)
         if len(seg) == 4 and not face_down and box.confidence < SURE_GROUP_BOX:
-            claimed = _sideways_tile(tiles, seg, d, KONG_TURNED)
-            none_turned = max(_turned(tiles, seg, d).values()) < KONG_NONE_TURNED
-            concealed = none_turned or (box.code == KONG_CONCEALED and claimed is None)
+            turned = _turned(tiles, seg, d)
+            claimed = _the_one_turned(turned, KONG_TURNED)
+            concealed = max(turned.values()) < KONG_NONE_TURNED or (box.code == KONG_CONCEALED and claimed is None)
             return MeldLayout(tuple(seg), concealed, claimed, True)
         claimed = None if face_down else _sideways_tile(tiles, seg, d)
         # A concealed kong has no claimed tile: a sideways one overrules a concealed-kong box.
