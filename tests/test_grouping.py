@@ -242,6 +242,21 @@ def test_a_flower_laid_against_a_kong_inside_its_box_stays_a_flower():
     assert not any("holds no run" in w for w in layout.warnings)
 
 
+def test_two_concealed_kongs_laid_edge_to_edge_under_loose_boxes_are_both_kongs():
+    # The second kong's box starts past the centre of its first face-down tile: that tile
+    # belongs to no box and touches both kongs, so neither box's run lies apart from the row's
+    # other tiles. Face-down tiles in a kong's pattern are no concealed row's, whatever touches them.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
+    kongs = row_detections(RowSpec(["back", "9m", "9m", "back", "back", "9p", "9p", "back"], origin=(120, 380)))
+    boxes = [group_box(kongs[:4], "kong_concealed"), group_box(kongs[5:], "kong_concealed")]
+    layout = group_tiles(concealed + kongs + boxes)
+    assert sorted(_meld_codes(layout)) == [
+        (["back", "9m", "9m", "back"], True),
+        (["back", "9p", "9p", "back"], True),
+    ]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:7]
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.

@@ -380,7 +380,9 @@ def _box_runs(
     its least-covered end tiles, a meld box's fourth tile must lie well inside, and of the runs a
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
-    that touches its row's other tiles is no meld (see `_set_apart`).
+    that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
+    down as a concealed kong's do: no concealed row shows a back, and two kongs laid edge to edge
+    under loosely drawn boxes leave a tile between them in neither box.
     """
     if not group_boxes:
         return []
@@ -409,8 +411,10 @@ def _box_runs(
                 else:
                     hi -= 1
             total = sum(cover[lo:hi])
-            if hi - lo >= 2 and _set_apart(tiles, row, owner, lo, hi) and (b not in best or total > best[b][0]):
-                best[b] = (total, row.members[lo:hi], row.direction)
+            held = row.members[lo:hi]
+            apart = _set_apart(tiles, row, owner, lo, hi) or _faces_of(tiles, held) in KONG_FACE_PATTERNS
+            if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
+                best[b] = (total, held, row.direction)
     runs = []
     for b, box in enumerate(group_boxes):
         run, direction = best[b][1:] if b in best else ([], (1.0, 0.0))
@@ -469,9 +473,14 @@ def _without(rows: list[_Row], left_out: list[int]) -> list[_Row]:
     return [_Row(kept, row.direction) for row in rows if (kept := [i for i in row.members if i not in left_out])]
 
 
+def _faces_of(tiles: Sequence[Detection], run: list[int]) -> str:
+    """The run's tiles as B (face down) and U (face up), to match against KONG_FACE_PATTERNS."""
+    return "".join("B" if tiles[i].code == BACK else "U" for i in run)
+
+
 def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int]:
     """Face-down tiles of an ordered row that no four-tile window of the row shows as a kong."""
-    faces = "".join("B" if tiles[i].code == BACK else "U" for i in row)
+    faces = _faces_of(tiles, row)
     in_kong = {
         start + k
         for start in range(len(row) - 3)
