@@ -257,6 +257,18 @@ def test_two_concealed_kongs_laid_edge_to_edge_under_loose_boxes_are_both_kongs(
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:7]
 
 
+def test_a_kong_under_a_tight_box_laid_against_a_boxed_pung_keeps_its_fourth_tile():
+    concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["6z"], gaps_after={3: 20}))
+    melds = row_detections(RowSpec(["4s"] * 4 + ["7p"] * 3, origin=(120, 380), sideways={0}))
+    tight = group_box(melds[:4], "meld")
+    # The kong's box ends at 70% of its fourth tile: a pung's neighbour would lie like that too,
+    # but only with the fourth tile does the run lie apart from the row's other tiles.
+    tight = replace(tight, box=(*tight.box[:2], melds[3].box[0] + 0.7 * melds[3].width, tight.box[3]))
+    layout = group_tiles(concealed + melds + [tight, group_box(melds[4:], "meld")])
+    assert sorted(_meld_codes(layout)) == [(["4s"] * 4, False), (["7p"] * 3, False)]
+    assert not any("holds no run" in w for w in layout.warnings)
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.

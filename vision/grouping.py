@@ -377,7 +377,8 @@ def _box_runs(
     A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that
     contains its centre (the one covering most of it). Boxes are axis-aligned, so a tilted meld's
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
-    its least-covered end tiles, a meld box's fourth tile must lie well inside, and of the runs a
+    its least-covered end tiles, a meld box's fourth tile must lie well inside (unless only with it
+does the run lie apart from the row's other tiles: a kong under a tight box), and of the runs a
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
     that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
@@ -404,12 +405,13 @@ def _box_runs(
             b = owner[lo]
             if b is None:
                 continue
+            while hi - lo > 4:
+                lo, hi = _less_covered_end_off(cover, lo, hi)
             exposed = group_boxes[b].code == MELD_EXPOSED  # 3 or 4 tiles; a concealed kong has 4
-            while hi - lo > 4 or (exposed and hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER):
-                if cover[lo] < cover[hi - 1]:
-                    lo += 1
-                else:
-                    hi -= 1
+            if exposed and hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER:
+                shorter = _less_covered_end_off(cover, lo, hi)
+                if _set_apart(tiles, row, owner, *shorter) or not _set_apart(tiles, row, owner, lo, hi):
+                    lo, hi = shorter
             total = sum(cover[lo:hi])
             held = row.members[lo:hi]
             apart = _set_apart(tiles, row, owner, lo, hi) or _faces_of(tiles, held) in KONG_FACE_PATTERNS
@@ -424,6 +426,11 @@ def _box_runs(
             continue
         runs.append((box, sorted(run, key=lambda i: tiles[i].center[0]), direction))
     return runs
+
+
+def _less_covered_end_off(cover: list[float], lo: int, hi: int) -> tuple[int, int]:
+    """The run lo:hi less whichever end tile its box covers less."""
+    return (lo + 1, hi) if cover[lo] < cover[hi - 1] else (lo, hi - 1)
 
 
 def _one_box_per_group(group_boxes: list[Detection]) -> list[Detection]:
