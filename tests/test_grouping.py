@@ -269,6 +269,20 @@ def test_a_kong_under_a_tight_box_laid_against_a_boxed_pung_keeps_its_fourth_til
     assert not any("holds no run" in w for w in layout.warnings)
 
 
+def test_an_unsure_box_across_two_boxed_melds_takes_none_of_their_tiles():
+    concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["6z"], gaps_after={3: 20}))
+    melds = row_detections(RowSpec(["7m"] * 3 + ["8s", "7s", "6s"] + ["6s", "5s", "4s"], origin=(120, 380)))
+    # The melds' own boxes are drawn a little tight; the unsure one covers their tiles fully.
+    boxes = [group_box(melds[k:k + 3], "meld", pad=-3.0) for k in (0, 3, 6)]
+    across = replace(group_box(melds[4:8], "meld", pad=8.0), confidence=0.5)
+    layout = group_tiles(concealed + melds + boxes + [across])
+    assert sorted(_meld_codes(layout)) == [
+        (["6s", "5s", "4s"], False),
+        (["7m"] * 3, False),
+        (["8s", "7s", "6s"], False),
+    ]
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.

@@ -393,12 +393,9 @@ does the run lie apart from the row's other tiles: a kong under a tight box), an
         owner: list[int | None] = []
         cover: list[float] = []
         for i in row.members:
-            fractions = [
-                _covered_fraction(tiles[i], g) if _contains(g, tiles[i].center) else 0.0 for g in group_boxes
-            ]
-            b = max(range(len(fractions)), key=fractions.__getitem__)
-            owner.append(b if fractions[b] > 0 else None)
-            cover.append(fractions[b])
+            b, fraction = _owning_box(tiles[i], group_boxes)
+            owner.append(b)
+            cover.append(fraction)
         if len(row.members) == 1 and owner[0] is not None and cover[0] >= BOX_FULL_COVER:
             lone.setdefault(owner[0], []).append(row.members[0])
         for lo, hi in _runs(owner):
@@ -426,6 +423,22 @@ does the run lie apart from the row's other tiles: a kong under a tight box), an
             continue
         runs.append((box, sorted(run, key=lambda i: tiles[i].center[0]), direction))
     return runs
+
+
+def _owning_box(tile: Detection, group_boxes: list[Detection]) -> tuple[int | None, float]:
+    """The grouping box the tile belongs to, and the share of the tile it covers.
+
+    Of the boxes containing the tile's centre, the most confident of those covering it well: the
+    detector also draws unsure boxes across two melds, which cover their tiles as fully as the
+    melds' own boxes do. Else the box covering most of it.
+    """
+    fractions = [_covered_fraction(tile, g) if _contains(g, tile.center) else 0.0 for g in group_boxes]
+    well = [k for k, f in enumerate(fractions) if f >= BOX_FULL_COVER]
+    if well:
+        b = max(well, key=lambda k: group_boxes[k].confidence)
+    else:
+        b = max(range(len(fractions)), key=fractions.__getitem__)
+    return (b, fractions[b]) if fractions[b] > 0 else (None, 0.0)
 
 
 def _less_covered_end_off(cover: list[float], lo: int, hi: int) -> tuple[int, int]:
