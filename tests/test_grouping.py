@@ -172,6 +172,18 @@ def test_a_box_over_the_seam_of_two_kong_tiles_is_not_a_fifth_tile():
     assert any("straddling two neighbouring tiles" in w for w in layout.warnings)
 
 
+def test_a_box_over_the_seam_of_two_tilted_tiles_whose_boxes_overlap_is_not_a_tile():
+    # Tilted tiles' upright boxes overlap by 14 of their 40 pixels; the extra box over the seam of
+    # the pung's first two tiles overlaps each of them by more (half a tile).
+    concealed = row_detections(RowSpec(CONCEALED_11[:10] + ["6z"], gap=-14.0, gaps_after={9: 30}))
+    pung = row_detections(RowSpec(["5m", "5m", "5m"], gap=-14.0, origin=(160, 380)))
+    a, b = pung[0].box, pung[1].box
+    seam = Detection(((a[0] + a[2]) / 2, a[1], (b[0] + b[2]) / 2, a[3]), "5m", 0.6)
+    layout = group_tiles(concealed + pung + [seam, group_box(pung, "meld")])
+    assert _meld_codes(layout) == [(["5m"] * 3, False)]
+    assert [layout.tiles[i].box for i in layout.unassigned] == [seam.box]
+
+
 def test_three_touching_tiles_with_overlapping_boxes_are_all_kept():
     # Standing tiles seen at an angle: each box overlaps its neighbours, none is a seam box.
     row = row_detections(RowSpec(CONCEALED_11 + ["5z"], gap=-12.0, gaps_after={10: 30}))

@@ -512,14 +512,17 @@ def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int
 
 def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
     """Boxes of a row lying over the seam of two tiles that touch each other: the detector's
-    second look at half of each, not a tile (two touching tiles leave it no room)."""
+    second look at half of each, not a tile (two touching tiles leave it no room). Such a box
+    overlaps each of the two by GHOST_OVERLAP or more, and by more than they overlap each other
+    (the upright boxes of tilted tiles do overlap)."""
     m, d = row.members, row.direction
     ghosts: list[int] = []
     for a, b, c in zip(m, m[1:], m[2:]):
         if a in ghosts:
             continue
-        touching = -GHOST_OVERLAP < _gap_along(tiles[a], tiles[c], d) <= SPLIT_GAP
-        if touching and max(_gap_along(tiles[a], tiles[b], d), _gap_along(tiles[b], tiles[c], d)) < -GHOST_OVERLAP:
+        seam = _gap_along(tiles[a], tiles[c], d)
+        deeper = max(_gap_along(tiles[a], tiles[b], d), _gap_along(tiles[b], tiles[c], d))
+        if seam <= SPLIT_GAP and deeper < min(seam, -GHOST_OVERLAP):
             ghosts.append(b)
     return ghosts
 
