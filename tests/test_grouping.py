@@ -184,6 +184,23 @@ def test_a_box_over_the_seam_of_two_tilted_tiles_whose_boxes_overlap_is_not_a_ti
     assert [layout.tiles[i].box for i in layout.unassigned] == [seam.box]
 
 
+def test_the_winning_tile_set_apart_from_a_steep_row_of_standing_tiles_is_found():
+    # Standing tiles in a row climbing at 30 degrees (the camera rolled): each box is 42 x 52
+    # and the row steps 34 pixels per tile, far more than the 21 a flat tile turned with the row
+    # would take along it. The winning tile lies 1.7 steps past the end, too far off the row's
+    # level for its chain.
+    codes = CONCEALED_11[:10]
+    step = (29.5, -17.5)
+    row = [Detection((165 + k * step[0], 730 + k * step[1], 207 + k * step[0], 782 + k * step[1]), code, 0.9)
+           for k, code in enumerate(codes)]
+    last = row[-1].box
+    winning = Detection((last[0] + 50, last[1] - 29, last[2] + 50, last[3] - 29), "6z", 0.9)
+    layout = group_tiles(row + [winning])
+    assert codes_of(layout.tiles, layout.concealed) == codes
+    assert layout.tiles[layout.winning].code == "6z"
+    assert not layout.unassigned
+
+
 def test_three_touching_tiles_with_overlapping_boxes_are_all_kept():
     # Standing tiles seen at an angle: each box overlaps its neighbours, none is a seam box.
     row = row_detections(RowSpec(CONCEALED_11 + ["5z"], gap=-12.0, gaps_after={10: 30}))

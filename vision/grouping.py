@@ -777,10 +777,16 @@ def _beside_row_ends(
 ) -> list[tuple[int, bool]]:
     """Lone tiles just past an end of the row `line` (in image order) that its chain did not
     reach: a flat tile beside standing ones, one set a little off the line, one cut off by the
-    photo's edge. Each with whether it lies past the image's left end; the right end comes first."""
+    photo's edge. Each with whether it lies past the image's left end; the right end comes first.
+
+    A tile length is the end tile's extent along the row, or the row's pitch (the median step
+    between neighbours' centres) when longer: the extent of standing tiles seen from the side
+    is far shorter than the room each takes in the row."""
     found = []
+    steps = [math.dist(tiles[a].center, tiles[b].center) for a, b in zip(line, line[1:])]
+    pitch = statistics.median(steps) if steps else 0.0
     for end, at_left in ((line[-1], False), (line[0], True)):
-        reach = WINNING_REACH * _extents(tiles[end], d)[0]
+        reach = WINNING_REACH * max(_extents(tiles[end], d)[0], pitch)
         for i in loose:
             dx = tiles[i].center[0] - tiles[end].center[0]
             dy = tiles[i].center[1] - tiles[end].center[1]
