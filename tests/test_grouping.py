@@ -312,6 +312,17 @@ def test_an_unsure_box_across_two_boxed_melds_takes_none_of_their_tiles():
     ]
 
 
+def test_a_sure_meld_box_holds_its_meld_though_the_last_concealed_tiles_touch_it():
+    # The concealed pair (winning tile included) laid against the first of four melds.
+    row = row_detections(RowSpec(["7z", "7z", "5p", "6p", "7p", "4m", "5m", "6m", "4z", "4z", "4z"]))
+    boxes = [replace(group_box(row[k:k + 3], "meld"), confidence=0.97) for k in (2, 5, 8)]
+    layout = group_tiles(row + boxes)
+    assert sorted(_meld_codes(layout)) == [(["4m", "5m", "6m"], False), (["4z"] * 3, False),
+                                           (["5p", "6p", "7p"], False)]
+    unsure = group_tiles(row + [replace(b, confidence=0.9) for b in boxes])
+    assert (["5p", "6p", "7p"], False) not in _meld_codes(unsure)  # a box that touches the row may be wrong
+
+
 def test_a_meld_box_and_a_kong_box_on_the_same_tiles_count_once():
     # The detector boxed four up-turned 5z as an exposed meld and as a concealed kong; each
     # box would take two of the tiles (reading neither as a group) if both were kept.

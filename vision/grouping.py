@@ -382,8 +382,9 @@ does the run lie apart from the row's other tiles: a kong under a tight box), an
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
     that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
-    down as a concealed kong's do: no concealed row shows a back, and two kongs laid edge to edge
-    under loosely drawn boxes leave a tile between them in neither box.
+    down as a concealed kong's do (no concealed row shows a back, and two kongs laid edge to edge
+    under loosely drawn boxes leave a tile between them in neither box) or the detector is all but
+    sure of its box (SURE_GROUP_BOX): players also lay their last concealed tiles against a meld.
     """
     if not group_boxes:
         return []
@@ -411,7 +412,8 @@ does the run lie apart from the row's other tiles: a kong under a tight box), an
                     lo, hi = shorter
             total = sum(cover[lo:hi])
             held = row.members[lo:hi]
-            apart = _set_apart(tiles, row, owner, lo, hi) or _faces_of(tiles, held) in KONG_FACE_PATTERNS
+            apart = (_set_apart(tiles, row, owner, lo, hi) or _faces_of(tiles, held) in KONG_FACE_PATTERNS
+                     or group_boxes[b].confidence >= SURE_GROUP_BOX)
             if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
                 best[b] = (total, held, row.direction)
     runs = []
