@@ -375,10 +375,10 @@ def _box_runs(
     """The tiles each grouping box holds, with the direction of their row.
 
     A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that
-    contains its centre (the one covering most of it). Boxes are axis-aligned, so a tilted meld's
+    contains its centre (see `_owning_box`). Boxes are axis-aligned, so a tilted meld's
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
     its least-covered end tiles, a meld box's fourth tile must lie well inside (unless only with it
-does the run lie apart from the row's other tiles: a kong under a tight box), and of the runs a
+    does the run lie apart from the row's other tiles: a kong under a tight box), and of the runs a
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
     that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
