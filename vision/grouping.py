@@ -782,11 +782,12 @@ def _beside_row_ends(
     photo's edge. Each with whether it lies past the image's left end; the right end comes first.
 
     A tile length is the end tile's extent along the row, or the row's pitch (the median step
-    between neighbours' centres) when longer: the extent of standing tiles seen from the side
-    is far shorter than the room each takes in the row."""
+    between neighbours' centres, over three steps or more so that a gap is no step) when longer:
+    the extent of standing tiles seen from the side is far shorter than the room each takes in
+    the row."""
     found = []
     steps = [math.dist(tiles[a].center, tiles[b].center) for a, b in zip(line, line[1:])]
-    pitch = statistics.median(steps) if steps else 0.0
+    pitch = statistics.median(steps) if len(steps) >= 3 else 0.0
     for end, at_left in ((line[-1], False), (line[0], True)):
         reach = WINNING_REACH * max(_extents(tiles[end], d)[0], pitch)
         for i in loose:
