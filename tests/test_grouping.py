@@ -201,6 +201,20 @@ def test_the_winning_tile_set_apart_from_a_steep_row_of_standing_tiles_is_found(
     assert not layout.unassigned
 
 
+def test_a_two_tile_row_lends_no_pitch_to_reach_a_stray_box():
+    # Behind four melds, the pair's one step is the winning tile's gap: no measure of the room a
+    # tile takes. A box 2.8 tile widths left of the row (over the seam of two flowers) stays out.
+    pair = row_detections(RowSpec(["6s", "6s"], origin=(185, 40), tile_w=53, tile_h=70, gaps_after={0: 10}))
+    stray = Detection((50, 43, 73, 113), "4s", 0.5)
+    melds = row_detections(RowSpec(["7z"] * 3 + ["7m", "8m", "9m"] + ["8s"] * 3 + ["2s", "3s", "4s"],
+                                   origin=(200, 200), tile_w=53, tile_h=70))
+    boxes = [group_box(melds[k:k + 3], "meld") for k in (0, 3, 6, 9)]
+    layout = group_tiles(pair + melds + boxes + [stray])
+    assert len(layout.melds) == 4
+    assert codes_of(layout.tiles, layout.concealed) + [layout.tiles[layout.winning].code] == ["6s", "6s"]
+    assert [layout.tiles[i].box for i in layout.unassigned] == [stray.box]
+
+
 def test_three_touching_tiles_with_overlapping_boxes_are_all_kept():
     # Standing tiles seen at an angle: each box overlaps its neighbours, none is a seam box.
     row = row_detections(RowSpec(CONCEALED_11 + ["5z"], gap=-12.0, gaps_after={10: 30}))
