@@ -405,15 +405,16 @@ def _box_runs(
                 continue
             while hi - lo > 4:
                 lo, hi = _less_covered_end_off(cover, lo, hi)
+            apart = _set_apart(tiles, row, owner, lo, hi)
             exposed = group_boxes[b].code == MELD_EXPOSED  # 3 or 4 tiles; a concealed kong has 4
             if exposed and hi - lo == 4 and min(cover[lo], cover[hi - 1]) < BOX_FULL_COVER:
                 shorter = _less_covered_end_off(cover, lo, hi)
-                if _set_apart(tiles, row, owner, *shorter) or not _set_apart(tiles, row, owner, lo, hi):
-                    lo, hi = shorter
+                shorter_apart = _set_apart(tiles, row, owner, *shorter)
+                if shorter_apart or not apart:
+                    (lo, hi), apart = shorter, shorter_apart
             total = sum(cover[lo:hi])
             held = row.members[lo:hi]
-            apart = (_set_apart(tiles, row, owner, lo, hi) or _faces_of(tiles, held) in KONG_FACE_PATTERNS
-                     or group_boxes[b].confidence >= SURE_GROUP_BOX)
+            apart = apart or _faces_of(tiles, held) in KONG_FACE_PATTERNS or group_boxes[b].confidence >= SURE_GROUP_BOX
             if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
                 best[b] = (total, held, row.direction)
     runs = []
