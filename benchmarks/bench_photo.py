@@ -220,24 +220,24 @@ def evaluate(scenes: list[Scene], rules: str, detector,
             judge(result, scene.meta, rules, gt_complete)
             read_seconds.append(seconds)
         if detector is not None:
-            detections = detector.detect(scene.jpeg)
-            result = read_photo(scene.jpeg, detect=lambda _: detections, **kw)
+            found = detector.detect_set(scene.jpeg)
+            result = read_photo(scene.jpeg, detect=lambda _: found, **kw)
             trust.add(result, judge(result, scene.meta, rules, model))
             if scene.complete and not judge(result, scene.meta, rules, model_complete):
-                causes[cause(result, detections, scene.meta, kw)] += 1
+                causes[cause(result, list(found.kept), scene.meta, kw)] += 1
     return gt_complete, gt_all, model_complete, model, read_seconds, causes, trust
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
     """p50 seconds of the detector alone and of the whole read, alternating on the same JPEGs."""
-    detector.detect(scenes[0].jpeg)  # load the session outside the timing
+    detector.detect_set(scenes[0].jpeg)  # load the session outside the timing
     alone, whole = [], []
     for scene in tqdm(scenes, desc="latency", unit="photo"):
         t0 = time.perf_counter()
-        detector.detect(scene.jpeg)
+        detector.detect_set(scene.jpeg)
         t1 = time.perf_counter()
         read_photo(scene.jpeg, rules=rules, context=context_of(scene.meta),
-                   kong_codes=kong_hints(scene.meta), detect=detector.detect)
+                   kong_codes=kong_hints(scene.meta), detect=detector.detect_set)
         t2 = time.perf_counter()
         alone.append(t1 - t0)
         whole.append(t2 - t1)

@@ -83,12 +83,18 @@ def one_hot(code: str, p: float = 0.9) -> list[float]:
     return row
 
 
-def test_reread_drops_boxes_that_hold_no_tile_and_keeps_group_boxes():
+def test_reread_sets_apart_boxes_that_hold_no_tile_and_keeps_group_boxes():
     detections = [Detection((0, 0, 10, 14), "1m", 0.3), Detection((10, 0, 20, 14), "2m", 0.2),
                   Detection((0, 0, 30, 14), MELD_EXPOSED, 0.8)]
-    classifier = FixedClassifier([one_hot("5p"), one_hot(NOT_A_TILE)])
+    no_tile = one_hot(NOT_A_TILE, 0.6)
+    no_tile[CLASSES.index("7s")] = 0.3
+    classifier = FixedClassifier([one_hot("5p"), no_tile])
     out = reread(classifier, np.zeros((20, 40, 3), np.uint8), detections)
-    assert [d.code for d in out] == ["5p", MELD_EXPOSED]
+    assert [d.code for d in out.kept] == ["5p", MELD_EXPOSED]
+    assert out.kept[0].not_a_tile == pytest.approx(0.1 / (len(CLASSES) - 1))
+    # The rejected box keeps its place and reads as the tile it most resembles.
+    assert [(d.box, d.code) for d in out.rejected] == [((10, 0, 20, 14), "7s")]
+    assert out.rejected[0].not_a_tile == pytest.approx(0.6)
 
 
 def test_product_combines_both_opinions():

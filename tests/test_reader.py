@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections
-from vision.detections import Detection
+from vision.detections import Detection, DetectionSet
 from vision.grouping import group_tiles
 from vision.pipeline import read_detections, read_photo
 from vision.reader import orient
@@ -135,6 +136,39 @@ def test_a_short_hand_at_the_photos_edge_says_a_tile_may_be_cut_off():
     assert unknown.error.code == "tile_count" and "cut off" not in unknown.error.message
     photo = read_photo(np.zeros((700, 1000, 3), np.uint8), rules=RULES, detect=lambda _: shifted)
     assert photo.error.code == "tile_count" and "cut off" in photo.error.message
+
+
+def _blank_photo():
+    return np.zeros((700, 1000, 3), np.uint8)
+
+
+def test_a_hand_one_tile_short_takes_back_a_rejected_box_that_makes_it_win():
+    row = hand_row(CONCEALED, "7z")
+    # The classifier rejected the 2m (blurred, seen edge-on) but still finds 2m its likeliest tile.
+    unread = replace(row[1], alternatives=(("2m", 0.3), ("5z", 0.2)), not_a_tile=0.5)
+    stray = Detection((900, 20, 940, 76), "5z", 0.4, (("5z", 0.4),), not_a_tile=0.6)
+    found = DetectionSet(tuple(row[:1] + row[2:]), (stray, unread))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["winning_tile"] == "7z"
+    assert any("took in a box the tile classifier rejected (read 2m" in w for w in result.warnings)
+    # Without the rejected boxes the same tiles read one short, as before.
+    short = read_photo(_blank_photo(), rules=RULES, detect=lambda _: list(found.kept))
+    assert short.error.code == "tile_count"
+
+
+def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
+    # A shadow at the row's end, kept as a White dragon though the classifier half thought it no tile.
+    row = hand_row(["5z"] + CONCEALED, "7z")
+    ghost = replace(row[0], confidence=0.5, alternatives=(("5z", 0.5),), not_a_tile=0.4)
+    sure = [replace(d, not_a_tile=0.01) for d in row[1:]]
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple([ghost] + sure)))
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert any("left out a box the tile classifier doubted (read 5z, 40% not a tile, at x " in w for w in result.warnings)
+    # A hand that wins as read keeps every box, doubted or not.
+    doubted = [replace(d, not_a_tile=0.3) for d in hand_row(CONCEALED, "7z")]
+    kept = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(doubted)))
+    assert kept.error is None and not any("doubted" in w for w in kept.warnings)
 
 
 def _kong_scene(kong_codes):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from vision.detections import BACK, TILE_CODES, Detection
+from vision.detections import BACK, TILE_CODES, Detection, DetectionSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -263,11 +263,11 @@ def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "
 
 
 def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[Detection],
-           mode: str = "classifier", image_size: tuple[int, int] | None = None) -> list[Detection]:
-    """The detections with every tile box's code, confidence and top-TOP_K alternatives
-    taken from the classifier (combined with the detector's by `mode`, see `combine`);
-    boxes the classifier finds most likely NOT_A_TILE are left out, and meld and
-    concealed-kong boxes pass through unchanged.
+           mode: str = "classifier", image_size: tuple[int, int] | None = None) -> DetectionSet:
+    """The detections with every tile box's code, confidence, top-TOP_K alternatives and
+    not-a-tile probability taken from the classifier (combined with the detector's by `mode`,
+    see `combine`); boxes the classifier finds most likely NOT_A_TILE go to `rejected`, read as
+    their likeliest tile, and meld and concealed-kong boxes pass through unchanged.
 
     `image_size` (width, height) is the frame the boxes are in when `rgb` was decoded
     smaller than the original (the detector's reduced JPEG decode); default: rgb's own.
@@ -276,11 +276,13 @@ def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[D
     sx, sy = rgb.shape[1] / width, rgb.shape[0] / height
     tiles = [i for i, d in enumerate(detections) if d.is_tile]
     boxes = [(x1 * sx, y1 * sy, x2 * sx, y2 * sy) for x1, y1, x2, y2 in (detections[i].box for i in tiles)]
-    out: list[Detection | None] = list(detections)
+    read: list[Detection] = list(detections)
+    rejected: set[int] = set()
     for i, probs in zip(tiles, classifier.probabilities(rgb, boxes)):
-        if probs.argmax() == READINGS:
-            out[i] = None
-            continue
         reading = combine(detections[i].alternatives, probs, mode)
-        out[i] = Detection(detections[i].box, reading.code, reading.confidence, reading.top)
-    return [d for d in out if d is not None]
+        read[i] = Detection(detections[i].box, reading.code, reading.confidence, reading.top,
+                            not_a_tile=float(probs[READINGS]))
+        if probs.argmax() == READINGS:
+            rejected.add(i)
+    return DetectionSet(tuple(d for i, d in enumerate(read) if i not in rejected),
+                        tuple(read[i] for i in sorted(rejected)))

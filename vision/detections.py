@@ -32,6 +32,7 @@ class Detection:
     code: str
     confidence: float
     alternatives: tuple[tuple[str, float], ...] = field(default=())
+    not_a_tile: float = 0.0  # the crop classifier's probability that the box holds no tile (0: unchecked)
 
     @property
     def is_tile(self) -> bool:
@@ -49,3 +50,16 @@ class Detection:
     @property
     def height(self) -> float:
         return self.box[3] - self.box[1]
+
+
+@dataclass(frozen=True)
+class DetectionSet:
+    """What the detector found in one image: the boxes it keeps, and the tile boxes it proposed
+    that the crop classifier judged to hold no tile, each read as the tile it most resembles.
+
+    A hand that reads one tile short or over may take one of the rejected boxes back, or leave
+    out a kept box the classifier doubted (`vision.pipeline`).
+    """
+
+    kept: tuple[Detection, ...]
+    rejected: tuple[Detection, ...] = ()

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
 
-from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection
+from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -407,6 +407,10 @@ class Detector:
 
     def detect(self, image: ImageInput) -> list[Detection]:
         """Every tile, face-down tile and meld box in `image`, best first."""
+        return list(self.detect_set(image).kept)
+
+    def detect_set(self, image: ImageInput) -> DetectionSet:
+        """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them."""
         session = self._load()
         rgb, (width, height) = load_image(image, draft_size=self.imgsz)
         tensor, fit = letterbox(rgb, self.imgsz, self.stride)
@@ -416,7 +420,7 @@ class Detector:
         detections = decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold,
                             group_conf_threshold=self.group_conf_threshold)
         if self._classifier is None:
-            return detections
+            return DetectionSet(tuple(detections))
         from vision.classifier import ClassifierError, reread
 
         try:
@@ -461,7 +465,12 @@ _DETECTORS: dict[tuple[Path, bool], Detector] = {}
 def detect(image: ImageInput, model_path: str | Path = DEFAULT_MODEL, hand_photo: bool = False) -> list[Detection]:
     """Detect with a detector cached per model file and kind of photo (the session loads once);
     `hand_photo`: the photo shows one player's hand (see Detector)."""
+    return list(detect_set(image, model_path, hand_photo).kept)
+
+
+def detect_set(image: ImageInput, model_path: str | Path = DEFAULT_MODEL, hand_photo: bool = False) -> DetectionSet:
+    """`detect`, with the tile boxes the crop classifier rejected beside the kept ones."""
     key = (Path(model_path).resolve(), hand_photo)
     if key not in _DETECTORS:
         _DETECTORS[key] = Detector(key[0], hand_photo=hand_photo)
-    return _DETECTORS[key].detect(image)
+    return _DETECTORS[key].detect_set(image)
