@@ -157,6 +157,16 @@ def test_a_hand_one_tile_short_takes_back_a_rejected_box_that_makes_it_win():
     assert short.error.code == "tile_count"
 
 
+def test_a_rejected_box_taken_back_may_hold_a_tile_the_classifier_did_not_list():
+    row = hand_row(CONCEALED, "7z")
+    unread = replace(row[1], alternatives=(("5z", 0.3), ("6z", 0.2)), not_a_tile=0.5)
+    found = DetectionSet(tuple(row[:1] + row[2:]), (unread,))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    taken = next(t for t in result.tiles if t.box == unread.box)
+    assert taken.code == "2m" and taken.uncertain
+
+
 def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     # A shadow at the row's end, kept as a White dragon though the classifier half thought it no tile.
     row = hand_row(["5z"] + CONCEALED, "7z")
