@@ -167,6 +167,17 @@ def test_a_rejected_box_taken_back_may_hold_a_tile_the_classifier_did_not_list()
     assert taken.code == "2m" and taken.uncertain
 
 
+def test_a_hand_no_listed_reading_wins_is_read_with_every_face_free():
+    # The classifier lists only honours for the 2m; no box is doubtful, so only its free face helps.
+    misread = {1: (("5z", 0.6), ("6z", 0.4))}
+    row = [replace(d, not_a_tile=0.01) for d in hand_row(CONCEALED, "7z", misread)]
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row)))
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert result.tiles[1].code == "2m" and result.tiles[1].uncertain
+    assert any("every tile free" in w for w in result.warnings)
+    assert read_detections(row, rules=RULES).hand["concealed"] == CONCEALED  # any detector's boxes alike
+
+
 def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     # A shadow at the row's end, kept as a White dragon though the classifier half thought it no tile.
     row = hand_row(["5z"] + CONCEALED, "7z")

@@ -19,7 +19,7 @@ from typing import Any
 from vision.detections import Detection, DetectionSet
 from vision.grouping import Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
-from vision.reader import (PLAYING_CODES, HandReading, flowers_in_the_row, flowers_set_apart,
+from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
 
 # A hand short of tiles with a tile this close (pixels) to the photo's edge is most likely cut
@@ -29,14 +29,18 @@ EDGE_HINT = ("; a tile of the hand lies at the photo's edge, so one may be cut o
              "the whole hand in view")
 # When no reading of a photo's tiles wins, the hand is read again with one box changed: one of
 # the SECOND_LOOKS boxes the crop classifier rejected that look most like a tile taken back, or
-# one of the SECOND_LOOKS kept tile boxes it doubted most left out. On 2,200 development photos
-# (seeds 5555000/1, 5556000/1, 5557000/1, 5558000/1) this read 914 -> 937 hands and 1,370 -> 1,414
-# scores exactly, none fewer; of the 73 photos answered instead of failing, 50 read a wrong hand
-# (21 of them with the right score).
+# one of the SECOND_LOOKS kept tile boxes it doubted most left out; and when that wins neither,
+# once more with every tile free to take any face. On 2,200 development photos (seeds
+# 5555000/1, 5556000/1, 5557000/1, 5558000/1) the box changes read 914 -> 937 hands and
+# 1,370 -> 1,414 scores exactly and the free faces 947 / 1,431, none fewer; of the 102 photos
+# answered instead of failing, 69 read a wrong hand (28 of them with the right score).
 SECOND_LOOKS = 4
-# A box taken back on a second look may hold any tile (the classifier could not read its face):
-# every playing code it does not list gets this share of the listed mass, so the hand can choose.
-# On the same photos 0.01 / 0.03 / 0.1 / 0.3 read 936 / 937 / 936 / 932 hands (933 without).
+# A tile read on a second look may show a face the classifier ranks low or not at all (a box
+# taken back is one it could not read): every playing code a reading does not list gets this share
+# of the listed mass, so the hand can choose. A box taken back at 0.01 / 0.03 / 0.1 / 0.3 read
+# 936 / 937 / 936 / 932 hands (933 listed codes only); every tile at 0.01-0.05, 947. Tiles read
+# surely (vision.reader.UNCERTAIN_BELOW or more) keep their faces: five surely read copies of a
+# tile are five copies, not a hand to mend.
 UNREAD_FACE = 0.03
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
@@ -147,10 +151,7 @@ def read_photo(
     PhotoError (bad_input) for an unreadable image, a missing model or bad options.
     """
     full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    found = _run_detector(image, detect)
-    result = _read(found.kept, rules, full_context, winning_tile, kong_codes, options)
-    if _failed(result):
-        result = _second_look(found, result, rules, full_context, winning_tile, kong_codes, options)
+    result = _read_found(_run_detector(image, detect), rules, full_context, winning_tile, kong_codes, options)
     if result.error is not None and result.error.code == "tile_count":  # the header is read only then
         _hint_cut_off(result, _image_size(image))
     return result
@@ -214,9 +215,10 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
                  winning_tile: str | None, kong_codes: Sequence[str],
                  options: Mapping[str, Any] | None) -> PhotoResult:
     """The most confident winning reading with one doubtful box changed (see SECOND_LOOKS),
-    else `first`. A tile the detector proposed and the classifier rejected is most often one
-    the classifier could not read (blurred, seen edge-on), and a stray box it barely kept
-    (a shadow, a blank face taken for a White dragon) spoils the count as much."""
+    else the reading with every tile free to take any face if it wins, else `first`. A tile the
+    detector proposed and the classifier rejected is most often one the classifier could not
+    read (blurred, seen edge-on), and a stray box it barely kept (a shadow, a blank face taken
+    for a White dragon) spoils the count as much."""
     kept = list(found.kept)
     taken_back = [_any_face(d) for d in sorted(found.rejected, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
@@ -231,11 +233,18 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
         if not _failed(result) and (best is first or result.confidence > best.confidence):
             result.warnings.append(warning)
             best = result
+    if best is first:
+        free = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
+        result = _read(free, rules, context, winning_tile, kong_codes, options)
+        if not _failed(result):
+            result.warnings.append("no reading of the tiles' likely faces wins: read with every tile free to "
+                                   "take a face the classifier ranks low")
+            best = result
     return best
 
 
 def read_detections(
-    detections: Sequence[Detection],
+    detections: Sequence[Detection] | DetectionSet,
     rules: str = "mcr",
     context: Mapping[str, Any] | None = None,
     winning_tile: str | None = None,
@@ -247,9 +256,18 @@ def read_detections(
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
     full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    result = _read(detections, rules, full_context, winning_tile, kong_codes, options)
+    found = detections if isinstance(detections, DetectionSet) else DetectionSet(tuple(detections))
+    result = _read_found(found, rules, full_context, winning_tile, kong_codes, options)
     if image_size is not None:
         _hint_cut_off(result, image_size)
+    return result
+
+
+def _read_found(found: DetectionSet, rules: str, context: dict[str, Any], winning_tile: str | None,
+                kong_codes: Sequence[str], options: Mapping[str, Any] | None) -> PhotoResult:
+    result = _read(found.kept, rules, context, winning_tile, kong_codes, options)
+    if _failed(result):
+        result = _second_look(found, result, rules, context, winning_tile, kong_codes, options)
     return result
 
 
@@ -281,6 +299,8 @@ def _read(
 def _any_face(d: Detection) -> Detection:
     listed = dict(d.alternatives)
     floor = UNREAD_FACE * sum(listed.values())
+    if floor <= 0:  # no reading to weigh the others against
+        return d
     unlisted = tuple((code, floor) for code in sorted(PLAYING_CODES) if code not in listed)
     return replace(d, alternatives=d.alternatives + unlisted)
 
