@@ -30,7 +30,7 @@ EDGE_HINT = ("; a tile of the hand lies at the photo's edge, so one may be cut o
 # When no reading of a photo's tiles wins, the hand is read again with one box changed: one of
 # the SECOND_LOOKS boxes the crop classifier rejected that look most like a tile taken back, or
 # one of the SECOND_LOOKS kept tile boxes it doubted most left out; and when that wins neither,
-# once more with every tile free to take any face. On 2,200 development photos (seeds
+# once more with the tiles not read surely free to take any face. On 2,200 development photos (seeds
 # 5555000/1, 5556000/1, 5557000/1, 5558000/1) the box changes read 914 -> 937 hands and
 # 1,370 -> 1,414 scores exactly and the free faces 947 / 1,431, none fewer; of the 102 photos
 # answered instead of failing, 69 read a wrong hand (28 of them with the right score).
@@ -215,7 +215,8 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
                  winning_tile: str | None, kong_codes: Sequence[str],
                  options: Mapping[str, Any] | None) -> PhotoResult:
     """The most confident winning reading with one doubtful box changed (see SECOND_LOOKS),
-    else the reading with every tile free to take any face if it wins, else `first`. A tile the
+    else the reading with the tiles not read surely free to take any face if it wins, else
+    `first`. A tile the
     detector proposed and the classifier rejected is most often one the classifier could not
     read (blurred, seen edge-on), and a stray box it barely kept (a shadow, a blank face taken
     for a White dragon) spoils the count as much."""
@@ -237,8 +238,8 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
         free = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
         result = _read(free, rules, context, winning_tile, kong_codes, options)
         if not _failed(result):
-            result.warnings.append("no reading of the tiles' likely faces wins: read with every tile free to "
-                                   "take a face the classifier ranks low")
+            result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
+                                   "surely free to take a face the classifier ranks low")
             best = result
     return best
 
