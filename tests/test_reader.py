@@ -186,6 +186,7 @@ def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple([ghost] + sure)))
     assert result.error is None and result.hand["concealed"] == CONCEALED
     assert any("left out a box the tile classifier doubted (read 5z, 40% not a tile, at x " in w for w in result.warnings)
+    assert [(t.box, t.role) for t in result.tiles if t.box == ghost.box] == [(ghost.box, "unassigned")]
     # A hand that wins as read keeps every box, doubted or not.
     doubted = [replace(d, not_a_tile=0.3) for d in hand_row(CONCEALED, "7z")]
     kept = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(doubted)))

@@ -224,14 +224,16 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
     taken_back = [_any_face(d) for d in sorted(found.rejected, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
     doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0), key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
-    edits = [(kept + [d], f"took in a box the tile classifier rejected (read {d.code}, {d.not_a_tile:.0%} "
-              f"not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
-    edits += [([k for k in kept if k is not d], f"left out a box the tile classifier doubted (read {d.code}, "
+    edits = [(kept + [d], None, f"took in a box the tile classifier rejected (read {d.code}, "
+              f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
+    edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read {d.code}, "
                f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
     best = first
-    for detections, warning in edits:
+    for detections, left_out, warning in edits:
         result = _read(detections, rules, context, winning_tile, kong_codes, options)
         if not _failed(result) and (best is first or result.confidence > best.confidence):
+            if left_out is not None:  # still shown, as a tile of no group
+                result.tiles.append(_unplaced(left_out))
             result.warnings.append(warning)
             best = result
     if best is first:
