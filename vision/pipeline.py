@@ -30,8 +30,8 @@ EDGE_HINT = ("; a tile of the hand lies at the photo's edge, so one may be cut o
 # When no reading of a photo's tiles wins, the hand is read again with one box changed: one of
 # the SECOND_LOOKS boxes the crop classifier rejected that look most like a tile taken back, or
 # one of the SECOND_LOOKS kept tile boxes it doubted most left out; and when that wins neither,
-# once more with the tiles not read surely free to take any face. On 2,200 development photos (seeds
-# 5555000/1, 5556000/1, 5557000/1, 5558000/1) the box changes read 914 -> 937 hands and
+# once more with the tiles not read surely free to take any face. On 2,200 development photos
+# (seeds 5555000/1, 5556000/1, 5557000/1, 5558000/1) the box changes read 914 -> 937 hands and
 # 1,370 -> 1,414 scores exactly and the free faces 947 / 1,431, none fewer; of the 102 photos
 # answered instead of failing, 69 read a wrong hand (28 of them with the right score).
 SECOND_LOOKS = 4
@@ -200,15 +200,20 @@ def _run_detector(image: Any, detect: Detect | None) -> DetectionSet:
             from vision.detector import detect_set
 
             return detect_set(image, hand_photo=True)
-        found = detect(image)
-        return found if isinstance(found, DetectionSet) else DetectionSet(tuple(found))
+        return _as_found(detect(image))
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None
 
 
+def _as_found(detections: Sequence[Detection] | DetectionSet) -> DetectionSet:
+    """Plain detections as a DetectionSet with nothing rejected (a detector without the classifier)."""
+    return detections if isinstance(detections, DetectionSet) else DetectionSet(tuple(detections))
+
+
 def _failed(result: PhotoResult) -> bool:
     """Whether no reading of the tiles won (a hand below the rule set's minimum did win)."""
-    return result.error is not None and result.error.kind != "bad_input" and result.error.code != "below_minimum"
+    error = result.error
+    return error is not None and error.kind != "bad_input" and error.code != "below_minimum"
 
 
 def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: dict[str, Any],
@@ -216,18 +221,18 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
                  options: Mapping[str, Any] | None) -> PhotoResult:
     """The most confident winning reading with one doubtful box changed (see SECOND_LOOKS),
     else the reading with the tiles not read surely free to take any face if it wins, else
-    `first`. A tile the
-    detector proposed and the classifier rejected is most often one the classifier could not
-    read (blurred, seen edge-on), and a stray box it barely kept (a shadow, a blank face taken
-    for a White dragon) spoils the count as much."""
+    `first`. A tile the detector proposed and the classifier rejected is most often one the
+    classifier could not read (blurred, seen edge-on), and a stray box it barely kept (a shadow,
+    a blank face taken for a White dragon) spoils the count as much."""
     kept = list(found.kept)
     taken_back = [_any_face(d) for d in sorted(found.rejected, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
-    doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0), key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
+    doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0),
+                     key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
     edits = [(kept + [d], None, f"took in a box the tile classifier rejected (read {d.code}, "
               f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
-    edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read {d.code}, "
-               f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
+    edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read "
+               f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
     best = first
     for detections, left_out, warning in edits:
         result = _read(detections, rules, context, winning_tile, kong_codes, options)
@@ -237,8 +242,8 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
             result.warnings.append(warning)
             best = result
     if best is first:
-        free = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
-        result = _read(free, rules, context, winning_tile, kong_codes, options)
+        unsure = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
+        result = _read(unsure, rules, context, winning_tile, kong_codes, options)
         if not _failed(result):
             result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
                                    "surely free to take a face the classifier ranks low")
@@ -259,8 +264,7 @@ def read_detections(
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
     full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    found = detections if isinstance(detections, DetectionSet) else DetectionSet(tuple(detections))
-    result = _read_found(found, rules, full_context, winning_tile, kong_codes, options)
+    result = _read_found(_as_found(detections), rules, full_context, winning_tile, kong_codes, options)
     if image_size is not None:
         _hint_cut_off(result, image_size)
     return result
