@@ -17,6 +17,7 @@ tiles as `mjlens photo` does (vision.detector.Detector's hand_photo: the upright
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import sys
 import time
@@ -129,6 +130,16 @@ def load_scene_set(images_dir: Path, limit: int) -> tuple[list[Path], list[list[
     return images, truths
 
 
+def scene_layouts(images: list[Path]) -> list[str | None]:
+    """Each image's layout (hand, table, closeup) from the generator's meta file, which lies
+    beside its label file (`meta/` for `labels/`); None where there is none."""
+    layouts = []
+    for path in images:
+        meta = Path(str(path.parent).replace("/images", "/meta")) / f"{path.stem}.json"
+        layouts.append(json.loads(meta.read_text()).get("layout") if meta.is_file() else None)
+    return layouts
+
+
 def average_precision(code: str, predictions: list[list[Box]], truths: list[list[Box]]) -> float | None:
     """All-point interpolated AP at IoU 0.5 for one class; None if the class never occurs."""
     gt = [np.array([b.xyxy for b in t if b.code == code]).reshape(-1, 4) for t in truths]
@@ -218,6 +229,14 @@ def main(argv: list[str] | None = None) -> int:
         peer_shared, _ = mean_ap(SHARED_CODES, runs["peer"].predictions, truths)
         groups, _ = mean_ap(GROUP_CLASSES, runs["ours"].predictions, truths)
         rows.append((f"{name} ({len(images)} images) mAP50", ours_all, ours_shared, peer_shared))
+        layouts = scene_layouts(images)
+        for layout in sorted({kind for kind in layouts if kind}):
+            pick = [i for i, kind in enumerate(layouts) if kind == layout]
+            subset = lambda predictions: [predictions[i] for i in pick]  # noqa: E731
+            rows.append((f"  {layout} ({len(pick)} images)",
+                         mean_ap(our_tiles, subset(runs["ours"].predictions), subset(truths))[0],
+                         mean_ap(SHARED_CODES, subset(runs["ours"].predictions), subset(truths))[0],
+                         mean_ap(SHARED_CODES, subset(runs["peer"].predictions), subset(truths))[0]))
         if not np.isnan(groups):
             rows.append((f"{name} meld/kong boxes mAP50", groups, float("nan"), float("nan")))
         if args.per_class:
@@ -250,6 +269,10 @@ def main(argv: list[str] | None = None) -> int:
         p50_ours, p50_peer = statistics.median(seconds["ours"]), statistics.median(seconds["peer"])
         print(f"latency p50: ours {p50_ours * 1e3:.1f} ms, peer {p50_peer * 1e3:.1f} ms, "
               f"ratio ours/peer {p50_ours / p50_peer:.2f} over {len(seconds['ours'])} images")
+        # Photos whose tiles look small are read twice (vision.detector.SMALL_TILES): the mean shows it.
+        mean_ours, mean_peer = statistics.mean(seconds["ours"]), statistics.mean(seconds["peer"])
+        print(f"latency mean: ours {mean_ours * 1e3:.1f} ms, peer {mean_peer * 1e3:.1f} ms, "
+              f"ratio ours/peer {mean_ours / mean_peer:.2f}")
 
     if args.annotate_dir:
         from vision.detect_cli import annotate

@@ -25,6 +25,7 @@ from vision.detector import (
     image_size,
     load_image,
     nms,
+    tiles_look_small,
 )
 
 REPO = Path(__file__).resolve().parent.parent
@@ -403,6 +404,35 @@ def test_shipped_model_reads_rendered_scenes_of_every_shape(fluffy_atlas, width,
     recall = matched_fraction(detections, tiles)
     print(f"{width}x{height} recall {recall:.2f}")
     assert recall >= MIN_RENDERED_RECALL
+
+
+def test_tiles_look_small_by_the_median_sure_tile_at_the_models_input():
+    fit = Letterbox(1920, 1440, 1 / 3, 1 / 3, 0, 0, 640, 480)  # a 1920 px photo at 640 px
+    def tiles(*sides, confidence=0.9):
+        return [Detection((0, 0, s * 3, s * 4), "5p", confidence) for s in sides]
+    assert tiles_look_small(tiles(20, 22, 40), fit)  # 20-22 px at the input: most are small
+    assert not tiles_look_small(tiles(20, 40, 42), fit)
+    assert not tiles_look_small(tiles(20, 22, confidence=0.1) + tiles(40), fit)  # unsure boxes do not count
+    assert not tiles_look_small([Detection((0, 0, 30, 30), "meld", 0.9)], fit)  # no tile at all
+
+
+@needs_model
+def test_a_table_whose_tiles_look_small_is_read_again_larger(fluffy_atlas, monkeypatch):
+    """A whole table at 1280 px: its tiles are under SMALL_TILES px at the model's 640 px input,
+    so the photo is read again at FINE_SCALE, which finds more of them."""
+    import vision.detector as detector_module
+    from mjsynth.scene import make_sample
+
+    sample = make_sample(np.random.default_rng([13, 4]), fluffy_atlas, "table", 1280, 960)
+    tiles = [label for label in sample.labels if label.name in CLASS_NAMES[:43]]
+    detector = Detector()
+    detector._load()
+    assert tiles_look_small(*detector._boxes_at(sample.image, 1280, 960, detector.imgsz))
+    twice = matched_fraction(detector.detect(sample.image), tiles)
+    monkeypatch.setattr(detector_module, "SMALL_TILES", 0)
+    once = matched_fraction(detector.detect(sample.image), tiles)
+    print(f"table recall read once {once:.3f}, again larger {twice:.3f}")
+    assert twice >= once + 0.02
 
 
 @needs_model
