@@ -408,8 +408,10 @@ def test_shipped_model_reads_rendered_scenes_of_every_shape(fluffy_atlas, width,
 
 def test_tiles_look_small_by_the_median_sure_tile_at_the_models_input():
     fit = Letterbox(1920, 1440, 1 / 3, 1 / 3, 0, 0, 640, 480)  # a 1920 px photo at 640 px
+
     def tiles(*sides, confidence=0.9):
         return [Detection((0, 0, s * 3, s * 4), "5p", confidence) for s in sides]
+
     assert tiles_look_small(tiles(20, 22, 40), fit)  # 20-22 px at the input: most are small
     assert not tiles_look_small(tiles(20, 40, 42), fit)
     assert not tiles_look_small(tiles(20, 22, confidence=0.1) + tiles(40), fit)  # unsure boxes do not count
