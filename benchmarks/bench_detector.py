@@ -115,11 +115,16 @@ def timed_run(detector, images: list, label: str) -> Run:
 
 # --- scene sets: mAP50 ------------------------------------------------------------------
 
+def beside(image: Path, folder: str, suffix: str) -> Path:
+    """The file about `image` in the dataset's `folder` (labels, meta), which mirrors images/."""
+    return Path(str(image.parent).replace("/images", f"/{folder}")) / f"{image.stem}{suffix}"
+
+
 def load_scene_set(images_dir: Path, limit: int) -> tuple[list[Path], list[list[Box]]]:
     images = sorted(p for p in images_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)[:limit]
     truths = []
     for path in images:
-        label_file = Path(str(path.parent).replace("/images", "/labels")) / f"{path.stem}.txt"
+        label_file = beside(path, "labels", ".txt")
         width, height = Image.open(path).size
         boxes = []
         for line in label_file.read_text().splitlines() if label_file.exists() else []:
@@ -135,7 +140,7 @@ def scene_layouts(images: list[Path]) -> list[str | None]:
     beside its label file (`meta/` for `labels/`); None where there is none."""
     layouts = []
     for path in images:
-        meta = Path(str(path.parent).replace("/images", "/meta")) / f"{path.stem}.json"
+        meta = beside(path, "meta", ".json")
         layouts.append(json.loads(meta.read_text()).get("layout") if meta.is_file() else None)
     return layouts
 
