@@ -438,6 +438,17 @@ def test_a_table_whose_tiles_look_small_is_read_again_larger(fluffy_atlas, monke
 
 
 @needs_model
+def test_a_photo_with_the_pixels_can_be_read_again_at_the_other_size(rendered_scenes):
+    image = rendered_scenes[0].image
+    assert Detector().detect_set(image).other_size is None  # 640 px: nothing to read larger
+    large = np.asarray(Image.fromarray(image).resize((1280, 960)))
+    found = Detector().detect_set(large)
+    again = found.other_size()
+    assert again.kept and all(isinstance(d, Detection) for d in again.kept)
+    assert again.other_size is None and [d.box for d in again.kept] != [d.box for d in found.kept]
+
+
+@needs_model
 @pytest.mark.parametrize("mode", ["L", "RGBA", "I;16"])
 def test_shipped_model_takes_unusual_image_modes(tmp_path, rendered_scenes, mode):
     image = Image.fromarray(rendered_scenes[0].image)

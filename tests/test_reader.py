@@ -193,6 +193,25 @@ def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     assert kept.error is None and not any("doubted" in w for w in kept.warnings)
 
 
+def test_a_hand_no_box_change_makes_win_is_read_from_the_photo_at_the_other_size():
+    row = [replace(d, not_a_tile=0.01) for d in hand_row(CONCEALED, "7z")]
+    # At its usual size the detector missed the 2m outright; at the other size it boxed every tile.
+    found = DetectionSet(tuple(row[:1] + row[2:]), other_size=lambda: DetectionSet(tuple(row)))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert any("photo at its other input size" in w for w in result.warnings)
+    assert read_photo(_blank_photo(), rules=RULES, detect=lambda _: replace(found, other_size=None)).error.code == "tile_count"
+
+
+def test_a_hand_that_wins_is_not_read_again_at_the_other_size():
+    def unwanted():
+        raise AssertionError("read again though the hand won")
+
+    found = DetectionSet(tuple(hand_row(CONCEALED, "7z")), other_size=unwanted)
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.error is None and not any("other input size" in w for w in result.warnings)
+
+
 def _kong_scene(kong_codes):
     concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
     tiles = hand_row(concealed, "9s")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 # Detector class names, in class-index order: the 42 tile codes, face-down tiles,
@@ -58,8 +59,11 @@ class DetectionSet:
     that the crop classifier judged to hold no tile, each read as the tile it most resembles.
 
     A hand that reads one tile short or over may take one of the rejected boxes back, or leave
-    out a kept box the classifier doubted (`vision.pipeline`).
+    out a kept box the classifier doubted (`vision.pipeline`). A hand that reads from neither may
+    be read from `other_size`: the same photo read by the detector at its other input size
+    (`vision.detector.FINE_SCALE`), on demand; None where the detector has no other size.
     """
 
     kept: tuple[Detection, ...]
     rejected: tuple[Detection, ...] = ()
+    other_size: Callable[[], DetectionSet] | None = field(default=None, compare=False, repr=False)
