@@ -277,7 +277,8 @@ def _read_found(found: DetectionSet, rules: str, context: dict[str, Any], winnin
         result = _second_look(found, result, rules, context, winning_tile, kong_codes, options)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
     # on 2,200 development photos, 31 of those no second look made win then read a hand (9 exactly).
-    if _failed(result) and found.other_size is not None:
+    # A photo without tiles (an empty table between hands in footage) is not worth a second pass.
+    if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
         again = _read_found(found.other_size(), rules, context, winning_tile, kong_codes, options)
         if not _failed(again):
             again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
