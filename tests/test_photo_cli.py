@@ -33,7 +33,8 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
 
 @pytest.mark.parametrize(
     "option, code",
-    [(["--winning-tile", "5x"], "bad_tile_code"), (["--kong", "0m"], "bad_tile_code")],
+    [(["--winning-tile", "5x"], "bad_tile_code"), (["--kong", "0m"], "bad_tile_code"),
+     (["--flowers", "1f,5z"], "bad_tile_code"), (["--flowers", "2f,2f"], "bad_tile_code")],
 )
 def test_bad_tile_options_exit_2_before_reading(capsys, option, code):
     exit_code, out, err = run_cli(capsys, str(SAMPLE_IMAGE), *option)
@@ -92,6 +93,18 @@ def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
     assert read_melds == sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in truth["melds"])
     assert result["score"]["total"] >= 8 and len(result["fan_tiles"]) == len(result["score"]["fans"])
     assert out_png.stat().st_size > 10_000
+
+
+@needs_trained_model
+def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    assert facts["hand"]["flowers"] == []  # the sample shows none
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--flowers", "3f,7f", "--json")
+    result = json.loads(out)
+    assert exit_code == 0 and sorted(result["hand"]["flowers"]) == ["3f", "7f"]
+    assert result["score"]["flowers"] == 2
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--flowers", "none", "--json")
+    assert exit_code == 0 and json.loads(out)["hand"]["flowers"] == []
 
 
 @needs_model

@@ -281,6 +281,48 @@ def test_two_flowers_read_alike_take_the_most_probable_distinct_codes():
     assert [t.code for t in flowers] == ["1f", "2f"] and all(t.uncertain for t in flowers)
 
 
+def _two_flowers_read_as_4f_and_8f():
+    tiles = hand_row(CONCEALED, "7z")
+    tiles.append(Detection((10, 10, 50, 66), "4f", 0.6, (("4f", 0.6), ("3f", 0.3), ("1f", 0.1))))
+    tiles.append(Detection((52, 10, 92, 66), "8f", 0.7, (("8f", 0.7), ("5f", 0.2))))
+    return tiles
+
+
+def test_flowers_named_by_the_caller_replace_the_reading_each_where_it_looks_likeliest():
+    result = read_detections(_two_flowers_read_as_4f_and_8f(), rules="sihai", flowers=["5f", "3f"])
+    assert result.error is None
+    assert [t.code for t in result.tiles if t.role == "flower"] == ["3f", "5f"]
+    assert sorted(result.hand["flowers"]) == ["3f", "5f"]
+    assert not any(t.uncertain for t in result.tiles if t.role == "flower")
+    read = read_detections(_two_flowers_read_as_4f_and_8f(), rules="sihai")
+    assert sorted(read.hand["flowers"]) == ["4f", "8f"]
+    assert result.confidence > read.confidence  # the flowers are no longer a doubt
+
+
+def test_named_flowers_not_in_the_photo_join_the_hand_with_a_warning():
+    result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES, flowers=["1f", "6f", "8f"])
+    assert result.error is None and result.score["flowers"] == 3
+    assert [t.code for t in result.tiles if t.role == "flower"] == ["1f", "8f"]
+    assert sorted(result.hand["flowers"]) == ["1f", "6f", "8f"]
+    assert any("6f not in the photo" in w for w in result.warnings)
+    none_seen = read_detections(hand_row(CONCEALED, "7z"), rules=RULES, flowers=["2f"])
+    assert none_seen.hand["flowers"] == ["2f"] and none_seen.score["flowers"] == 1
+
+
+def test_more_flower_tiles_than_flowers_named_is_an_error_not_a_guess():
+    result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES, flowers=["4f"])
+    assert result.error is not None and result.error.code == "flower_count" and result.exit_code == 4
+    result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES, flowers=[])
+    assert result.error is not None and result.error.code == "flower_count"
+
+
+@pytest.mark.parametrize("flowers", [["9f"], ["1m"], ["1f", "1f"]])
+def test_bad_named_flowers_are_bad_input(flowers):
+    with pytest.raises(PhotoError) as err:
+        read_detections(hand_row(CONCEALED, "7z"), rules=RULES, flowers=flowers)
+    assert err.value.kind == "bad_input" and err.value.code == "bad_tile_code"
+
+
 def test_eight_flowers_with_eight_readings_each_take_distinct_codes():
     # Every flower reads 1f first and the next codes in turn after it; the likeliest distinct
     # assignment gives flower n the n-th code (each its second reading, 1f to the first).

@@ -37,6 +37,11 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
         "--kong", metavar="CODE", action="append", default=[],
         help="the tile of a concealed kong laid all face down (repeat for each, left to right in the photo)",
     )
+    parser.add_argument(
+        "--flowers", metavar="CODES", type=_flower_list,
+        help="the winner's flowers, e.g. 1f,6f, or none: their small numbers are read least surely, "
+             "and flowers kept aside need not be in the photo",
+    )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
     parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with what was read drawn on it")
 
@@ -45,6 +50,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", help="photo of the winning hand (JPEG, PNG, ...)")
     add_context_arguments(parser)
     parser.epilog = "exit codes: 0 scored, 2 bad input, 3 no tiles found, 4 no winning hand could be read"
+
+
+def _flower_list(text: str) -> tuple[str, ...]:
+    """Codes as typed (checked by the pipeline, which explains a bad one); `none` for no flowers."""
+    return () if text.strip().lower() == "none" else tuple(c.strip() for c in text.split(",") if c.strip())
 
 
 def context_from_args(args: argparse.Namespace) -> dict:
@@ -66,7 +76,7 @@ def run_on(image, args: argparse.Namespace) -> int:
     try:
         result = read_photo(
             image, rules=args.rules, context=context_from_args(args),
-            winning_tile=args.winning_tile, kong_codes=args.kong,
+            winning_tile=args.winning_tile, kong_codes=args.kong, flowers=args.flowers,
         )
     except PhotoError as exc:
         if args.json:

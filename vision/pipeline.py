@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import Detection, DetectionSet
-from vision.grouping import Layout, group_tiles
+from vision.grouping import FLOWER_CODES, Layout, group_tiles
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
@@ -143,15 +143,17 @@ def read_photo(
     kong_codes: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
     detect: Detect | None = None,
+    flowers: Sequence[str] | None = None,
 ) -> PhotoResult:
     """Read and score the winning hand in a photo (a path, bytes, PIL image or RGB array).
 
     `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
-    shipped ONNX detector (any callable image -> detections or a DetectionSet). Raises
+    shipped ONNX detector (any callable image -> detections or a DetectionSet). `flowers` names
+    the winner's flowers when the photo cannot tell which (or does not show them all). Raises
     PhotoError (bad_input) for an unreadable image, a missing model or bad options.
     """
-    full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    result = _read_found(_run_detector(image, detect), rules, full_context, winning_tile, kong_codes, options)
+    full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
+    result = _read_found(_run_detector(image, detect), rules, full_context, winning_tile, kong_codes, options, flowers)
     if result.error is not None and result.error.code == "tile_count":  # the header is read only then
         _hint_cut_off(result, _image_size(image))
     return result
@@ -163,6 +165,7 @@ def check_options(
     options: Mapping[str, Any] | None,
     winning_tile: str | None = None,
     kong_codes: Sequence[str] = (),
+    flowers: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """The full context with defaults; bad rules, options, flags or tile codes raise
     PhotoError(bad_input) before any work is done on the photo."""
@@ -171,6 +174,11 @@ def check_options(
     for what, code in [("winning tile", winning_tile)] + [("kong tile", c) for c in kong_codes]:
         if code is not None and code not in PLAYING_CODES:
             raise PhotoError("bad_input", "bad_tile_code", f"{what} {code!r} is not a tile code such as 5p or 7z")
+    for code in flowers or ():
+        if code not in FLOWER_CODES:
+            raise PhotoError("bad_input", "bad_tile_code", f"flower {code!r} is not a flower code 1f-8f")
+    if flowers is not None and len(set(flowers)) < len(flowers):
+        raise PhotoError("bad_input", "bad_tile_code", f"flowers {', '.join(flowers)} name one flower twice")
     unknown = set(context or {}) - set(CONTEXT_DEFAULTS)
     if unknown:
         raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}")
@@ -218,7 +226,7 @@ def _failed(result: PhotoResult) -> bool:
 
 def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: dict[str, Any],
                  winning_tile: str | None, kong_codes: Sequence[str],
-                 options: Mapping[str, Any] | None) -> PhotoResult:
+                 options: Mapping[str, Any] | None, flowers: Sequence[str] | None) -> PhotoResult:
     """The most confident winning reading with one doubtful box changed (see SECOND_LOOKS),
     else the reading with the tiles not read surely free to take any face if it wins, else
     `first`. A tile the detector proposed and the classifier rejected is most often one the
@@ -235,7 +243,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
                f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
     best = first
     for detections, left_out, warning in edits:
-        result = _read(detections, rules, context, winning_tile, kong_codes, options)
+        result = _read(detections, rules, context, winning_tile, kong_codes, options, flowers)
         if not _failed(result) and (best is first or result.confidence > best.confidence):
             if left_out is not None:  # still shown, as a tile of no group
                 result.tiles.append(_unplaced(left_out))
@@ -243,7 +251,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
             best = result
     if best is first:
         unsure = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
-        result = _read(unsure, rules, context, winning_tile, kong_codes, options)
+        result = _read(unsure, rules, context, winning_tile, kong_codes, options, flowers)
         if not _failed(result):
             result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
                                    "surely free to take a face the classifier ranks low")
@@ -259,27 +267,29 @@ def read_detections(
     kong_codes: Sequence[str] = (),
     options: Mapping[str, Any] | None = None,
     image_size: tuple[int, int] | None = None,
+    flowers: Sequence[str] | None = None,
 ) -> PhotoResult:
     """Everything after the detector: grouping, hand reading and scoring. `image_size`
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
-    full_context = check_options(rules, context, options, winning_tile, kong_codes)
-    result = _read_found(_as_found(detections), rules, full_context, winning_tile, kong_codes, options)
+    full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
+    result = _read_found(_as_found(detections), rules, full_context, winning_tile, kong_codes, options, flowers)
     if image_size is not None:
         _hint_cut_off(result, image_size)
     return result
 
 
 def _read_found(found: DetectionSet, rules: str, context: dict[str, Any], winning_tile: str | None,
-                kong_codes: Sequence[str], options: Mapping[str, Any] | None) -> PhotoResult:
-    result = _read(found.kept, rules, context, winning_tile, kong_codes, options)
+                kong_codes: Sequence[str], options: Mapping[str, Any] | None,
+                flowers: Sequence[str] | None) -> PhotoResult:
+    result = _read(found.kept, rules, context, winning_tile, kong_codes, options, flowers)
     if _failed(result):
-        result = _second_look(found, result, rules, context, winning_tile, kong_codes, options)
+        result = _second_look(found, result, rules, context, winning_tile, kong_codes, options, flowers)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
     # on 2,200 development photos, 31 of those no second look made win then read a hand (9 exactly).
     # A photo without tiles (an empty table between hands in footage) is not worth a second pass.
     if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
-        again = _read_found(found.other_size(), rules, context, winning_tile, kong_codes, options)
+        again = _read_found(found.other_size(), rules, context, winning_tile, kong_codes, options, flowers)
         if not _failed(again):
             again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
                                   "photo at its other input size")
@@ -294,6 +304,7 @@ def _read(
     winning_tile: str | None,
     kong_codes: Sequence[str],
     options: Mapping[str, Any] | None,
+    flowers: Sequence[str] | None,
 ) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections))
@@ -304,7 +315,8 @@ def _read(
     result = _layout_result(layout)
     result.warnings.extend(layout.warnings)
     try:
-        reading = read_hand(layout, context, rules, options, winning_tile, tuple(kong_codes))
+        reading = read_hand(layout, context, rules, options, winning_tile, tuple(kong_codes),
+                            None if flowers is None else tuple(flowers))
     except PhotoError as exc:
         result.error = exc
         return result

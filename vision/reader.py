@@ -72,12 +72,15 @@ def read_hand(
     options: Mapping[str, object] | None = None,
     winning_tile: str | None = None,
     kong_codes: tuple[str, ...] = (),
+    flowers: tuple[str, ...] | None = None,
 ) -> HandReading:
     """Choose the most probable reading of `layout` that is a winning hand.
 
     `context` holds the JSON hand's win flags (self_drawn, seat_wind, ...). `winning_tile`
     names the winning tile when the photo does not show it set apart (or overrides it).
     `kong_codes` names, in order, the tiles of kongs laid with all four tiles face down.
+    `flowers` names the winner's flowers, when the photo cannot tell which they are (their small
+    numerals blur) or does not show them all.
     Codes passed in are assumed valid (the pipeline checks them). Raises PhotoError (not_winning)
     when the tile count cannot make a hand or tiles are unreadable.
     """
@@ -89,7 +92,14 @@ def read_hand(
         warnings.append(f"the winning tile {winning_tile} is not in the photo: taken as given")
     variables = sorted(choices)
     lists = [choices[i] for i in variables]
-    flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout)
+    if flowers is None:
+        flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout)
+        unseen_flowers: tuple[str, ...] = ()
+    else:
+        flower_codes, unseen_flowers = _named_flowers(layout, flowers)
+        flower_prob, flowers_uncertain = 1.0, ()
+        if unseen_flowers:
+            warnings.append(f"flower(s) {', '.join(unseen_flowers)} not in the photo: taken as given")
 
     def build(vector: tuple[int, ...]) -> tuple[dict[int, str], float]:
         codes = {i: lists[k][vector[k]][0] for k, i in enumerate(variables)}
@@ -123,7 +133,8 @@ def read_hand(
         rank = prob * order_weight(codes)
         if best is not None and rank < max(CLOSE_RUNNER_UP * best_rank, runner_up_rank):
             continue
-        reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options, unseen_winner)
+        reading = _score_reading(layout, codes, prob, winning_tile, context, rules, options, unseen_winner,
+                                 unseen_flowers)
         if first is None:
             first = reading
         if not _is_winning(reading.score):
@@ -138,7 +149,8 @@ def read_hand(
     if runner_up is not None and runner_up_rank < CLOSE_RUNNER_UP * best_rank:
         runner_up = None
     if first is None:  # every reading had face-up kong tiles that disagree
-        first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options, unseen_winner)
+        first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options, unseen_winner,
+                               unseen_flowers)
     chosen = best or first
     if layout.winning is None and winning_tile is None:
         warnings.append(
@@ -183,7 +195,37 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
         or [(code, 1 / len(FLOWER_CODES)) for code in sorted(FLOWER_CODES)]  # read as no flower: any
         for i in layout.flowers
     ]
-    # One flower at a time, keeping per set of codes used so far its most probable assignment:
+    best = _distinct_codes(options) or [o[0] for o in options]
+    uncertain = tuple(
+        i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
+    )
+    return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
+
+
+def _named_flowers(layout: Layout, named: tuple[str, ...]) -> tuple[dict[int, str], tuple[str, ...]]:
+    """The flower tiles' codes among the flowers the caller named, each tile the named code it
+    most resembles (each flower exists once), and the named flowers no tile took."""
+    if len(layout.flowers) > len(named):
+        raise PhotoError(
+            "not_winning",
+            "flower_count",
+            f"{len(layout.flowers)} tile(s) read as flowers, but {len(named)} flower(s) named: "
+            "name every flower in the photo",
+        )
+    options = []
+    for i in layout.flowers:
+        read = dict(_normalised(layout.tiles[i].alternatives or ((layout.tiles[i].code, 1.0),), frozenset(named)))
+        # A named flower the tile does not resemble at all still takes it when no other is left.
+        options.append([(code, read.get(code, MIN_ALTERNATIVE / 10)) for code in named])
+    chosen = _distinct_codes(options)
+    codes = {i: code for i, (code, _) in zip(layout.flowers, chosen)}
+    return codes, tuple(code for code in named if code not in codes.values())
+
+
+def _distinct_codes(options: list[list[tuple[str, float]]]) -> list[tuple[str, float]]:
+    """The most probable choice of one (code, probability) per option list with no code twice;
+    empty when there is none."""
+    # One list at a time, keeping per set of codes used so far its most probable choice:
     # exact, and at most 2^8 sets, where trying every combination of eight flowers' eight
     # alternatives took seconds.
     by_used: dict[frozenset[str], tuple[float, tuple[tuple[str, float], ...]]] = {frozenset(): (1.0, ())}
@@ -195,11 +237,7 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
                 if code not in used and (key not in step or prob * p > step[key][0]):
                     step[key] = (prob * p, chosen + ((code, p),))
         by_used = step
-    best = max(by_used.values(), key=lambda v: v[0])[1] if by_used else [o[0] for o in options]
-    uncertain = tuple(
-        i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
-    )
-    return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
+    return list(max(by_used.values(), key=lambda v: v[0])[1]) if by_used else []
 
 
 def _order_weight(layout: Layout, top_codes: Mapping[int, str]) -> Callable[[Mapping[int, str]], float]:
@@ -346,6 +384,7 @@ def _score_reading(
     rules: str,
     options: Mapping[str, object] | None,
     unseen_winner: bool = False,
+    unseen_flowers: tuple[str, ...] = (),
 ) -> Reading:
     """Score the reading with its winning tile: the code given, when `unseen_winner` says that
     tile is not in the photo; else the set-apart tile; else a concealed tile of the code given;
@@ -353,11 +392,11 @@ def _score_reading(
     is laid even when no gap shows), then the highest-scoring of the other codes."""
     options = dict(options) if options else None
     if unseen_winner:
-        hand = {**_hand_dict(layout, codes, None, context), "winning_tile": winning_tile}
+        hand = {**_hand_dict(layout, codes, None, context, unseen_flowers), "winning_tile": winning_tile}
         return Reading(codes, -1, hand, score_json(hand, rules=rules, options=options), probability)
 
     def scored(w: int) -> tuple[dict, dict, int]:
-        hand = _hand_dict(layout, codes, w, context)
+        hand = _hand_dict(layout, codes, w, context, unseen_flowers)
         return hand, score_json(hand, rules=rules, options=options), w
 
     if layout.winning is not None:
@@ -373,7 +412,7 @@ def _score_reading(
     if not ends:
         message = f"no concealed tile reads {winning_tile}, the winning tile given"
         score = {"ok": False, "error": {"code": "winning_tile_missing", "message": message}}
-        return Reading(codes, -1, _hand_dict(layout, codes, None, context), score, probability)
+        return Reading(codes, -1, _hand_dict(layout, codes, None, context, unseen_flowers), score, probability)
     results = [scored(w) for w in ends]
     winning = [r for r in results if _is_winning(r[1])]
     if not winning and others:
@@ -574,9 +613,11 @@ def _clear_order(order: list[int]) -> tuple[bool, bool]:
 
 
 def _hand_dict(
-    layout: Layout, codes: Mapping[int, str], winning: int | None, context: Mapping[str, object] | None
+    layout: Layout, codes: Mapping[int, str], winning: int | None, context: Mapping[str, object] | None,
+    unseen_flowers: tuple[str, ...] = (),
 ) -> dict:
-    """The JSON hand; with `winning` None (not known) the winning tile is left out."""
+    """The JSON hand; with `winning` None (not known) the winning tile is left out. The flowers are
+    those in the photo and `unseen_flowers`, named by the caller but not seen."""
     melds = []
     for m in layout.melds:
         tiles = [codes[i] for i in m.tiles]
@@ -589,7 +630,7 @@ def _hand_dict(
         "concealed": [codes[i] for i in layout.concealed if i != winning],
         "melds": melds,
         "winning_tile": codes[winning] if winning is not None else None,
-        "flowers": [codes[i] for i in layout.flowers],
+        "flowers": [codes[i] for i in layout.flowers] + list(unseen_flowers),
     }
     hand.update(context or {})
     return hand
