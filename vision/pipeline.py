@@ -152,8 +152,8 @@ def read_photo(
     the winner's flowers when the photo cannot tell which (or does not show them all). Raises
     PhotoError (bad_input) for an unreadable image, a missing model or bad options.
     """
-    full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
-    result = _read_found(_run_detector(image, detect), rules, full_context, winning_tile, kong_codes, options, flowers)
+    request = _request(rules, context, options, winning_tile, kong_codes, flowers)
+    result = _read_found(_run_detector(image, detect), request)
     if result.error is not None and result.error.code == "tile_count":  # the header is read only then
         _hint_cut_off(result, _image_size(image))
     return result
@@ -191,6 +191,26 @@ def check_options(
     return full
 
 
+@dataclass(frozen=True)
+class ReadingRequest:
+    """How to read a photo's hand: the rule set and its options, and what the caller says that
+    the photo cannot show (the win flags, with defaults) or shows unsurely (tile codes)."""
+
+    rules: str
+    context: dict[str, Any]
+    options: Mapping[str, Any] | None
+    winning_tile: str | None
+    kong_codes: tuple[str, ...]
+    flowers: tuple[str, ...] | None
+
+
+def _request(rules: str, context: Mapping[str, Any] | None, options: Mapping[str, Any] | None,
+             winning_tile: str | None, kong_codes: Sequence[str], flowers: Sequence[str] | None) -> ReadingRequest:
+    full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
+    return ReadingRequest(rules, full_context, options, winning_tile, tuple(kong_codes),
+                   None if flowers is None else tuple(flowers))
+
+
 def _image_size(image: Any) -> tuple[int, int]:
     from vision.detector import DetectorError, image_size
 
@@ -224,9 +244,7 @@ def _failed(result: PhotoResult) -> bool:
     return error is not None and error.kind != "bad_input" and error.code != "below_minimum"
 
 
-def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: dict[str, Any],
-                 winning_tile: str | None, kong_codes: Sequence[str],
-                 options: Mapping[str, Any] | None, flowers: Sequence[str] | None) -> PhotoResult:
+def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingRequest) -> PhotoResult:
     """The most confident winning reading with one doubtful box changed (see SECOND_LOOKS),
     else the reading with the tiles not read surely free to take any face if it wins, else
     `first`. A tile the detector proposed and the classifier rejected is most often one the
@@ -243,7 +261,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
                f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
     best = first
     for detections, left_out, warning in edits:
-        result = _read(detections, rules, context, winning_tile, kong_codes, options, flowers)
+        result = _read(detections, request)
         if not _failed(result) and (best is first or result.confidence > best.confidence):
             if left_out is not None:  # still shown, as a tile of no group
                 result.tiles.append(_unplaced(left_out))
@@ -251,7 +269,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, rules: str, context: d
             best = result
     if best is first:
         unsure = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
-        result = _read(unsure, rules, context, winning_tile, kong_codes, options, flowers)
+        result = _read(unsure, request)
         if not _failed(result):
             result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
                                    "surely free to take a face the classifier ranks low")
@@ -272,24 +290,22 @@ def read_detections(
     """Everything after the detector: grouping, hand reading and scoring. `image_size`
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
-    full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
-    result = _read_found(_as_found(detections), rules, full_context, winning_tile, kong_codes, options, flowers)
+    request = _request(rules, context, options, winning_tile, kong_codes, flowers)
+    result = _read_found(_as_found(detections), request)
     if image_size is not None:
         _hint_cut_off(result, image_size)
     return result
 
 
-def _read_found(found: DetectionSet, rules: str, context: dict[str, Any], winning_tile: str | None,
-                kong_codes: Sequence[str], options: Mapping[str, Any] | None,
-                flowers: Sequence[str] | None) -> PhotoResult:
-    result = _read(found.kept, rules, context, winning_tile, kong_codes, options, flowers)
+def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
+    result = _read(found.kept, request)
     if _failed(result):
-        result = _second_look(found, result, rules, context, winning_tile, kong_codes, options, flowers)
+        result = _second_look(found, result, request)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
     # on 2,200 development photos, 31 of those no second look made win then read a hand (9 exactly).
     # A photo without tiles (an empty table between hands in footage) is not worth a second pass.
     if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
-        again = _read_found(found.other_size(), rules, context, winning_tile, kong_codes, options, flowers)
+        again = _read_found(found.other_size(), request)
         if not _failed(again):
             again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
                                   "photo at its other input size")
@@ -297,15 +313,7 @@ def _read_found(found: DetectionSet, rules: str, context: dict[str, Any], winnin
     return result
 
 
-def _read(
-    detections: Sequence[Detection],
-    rules: str,
-    context: dict[str, Any],
-    winning_tile: str | None,
-    kong_codes: Sequence[str],
-    options: Mapping[str, Any] | None,
-    flowers: Sequence[str] | None,
-) -> PhotoResult:
+def _read(detections: Sequence[Detection], request: ReadingRequest) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections))
         layout = four_tile_runs_that_are_no_kong(
@@ -315,8 +323,8 @@ def _read(
     result = _layout_result(layout)
     result.warnings.extend(layout.warnings)
     try:
-        reading = read_hand(layout, context, rules, options, winning_tile, tuple(kong_codes),
-                            None if flowers is None else tuple(flowers))
+        reading = read_hand(layout, request.context, request.rules, request.options, request.winning_tile,
+                            request.kong_codes, request.flowers)
     except PhotoError as exc:
         result.error = exc
         return result
