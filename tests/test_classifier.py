@@ -72,7 +72,7 @@ class FixedClassifier(TileClassifier):
         super().__init__()
         self.rows = np.array(rows, dtype=np.float32)
 
-    def probabilities(self, rgb, boxes):
+    def probabilities(self, rgb, boxes, upright=True):
         assert len(boxes) == len(self.rows)
         return self.rows
 

@@ -24,6 +24,7 @@ from vision.detector import (
     _input_geometry,
     image_size,
     load_image,
+    looks_like_a_hand,
     nms,
     tiles_look_small,
 )
@@ -416,6 +417,36 @@ def test_tiles_look_small_by_the_median_sure_tile_at_the_models_input():
     assert not tiles_look_small(tiles(20, 40, 42), fit)
     assert not tiles_look_small(tiles(20, 22, confidence=0.1) + tiles(40), fit)  # unsure boxes do not count
     assert not tiles_look_small([Detection((0, 0, 30, 30), "meld", 0.9)], fit)  # no tile at all
+
+
+def test_looks_like_a_hand_by_the_count_and_size_of_its_sure_tiles():
+    def tiles(count, side=40, confidence=0.9):
+        return [Detection((0, 0, side * 3 / 4, side), "5p", confidence) for _ in range(count)]
+
+    assert looks_like_a_hand(tiles(14), IDENTITY)
+    assert looks_like_a_hand(tiles(1), IDENTITY)  # a close-up of one tile
+    assert not looks_like_a_hand(tiles(31), IDENTITY)  # more than one hand: a table
+    assert not looks_like_a_hand(tiles(14, side=20), IDENTITY)  # small tiles: a table seen from afar
+    assert looks_like_a_hand(tiles(14) + tiles(30, confidence=0.1), IDENTITY)  # unsure boxes do not count
+
+
+@needs_model
+def test_detect_reads_a_hand_with_the_upright_model_and_a_table_with_the_tile_model(fluffy_atlas, monkeypatch):
+    from mjsynth.scene import make_sample
+    from vision.classifier import TileClassifier
+    from vision.demo_cli import SAMPLE_IMAGE
+
+    asked = []
+    read = TileClassifier.probabilities
+    monkeypatch.setattr(TileClassifier, "probabilities",
+                        lambda self, rgb, boxes, upright=True: asked.append(upright) or read(self, rgb, boxes, upright))
+    detector = Detector()
+    detector.detect(str(SAMPLE_IMAGE))
+    table = make_sample(np.random.default_rng([13, 4]), fluffy_atlas, "table", 1280, 960)
+    detector.detect(table.image)
+    assert asked == [True, False]
+    # A photo of one hand reads alike whether or not the caller says it is one.
+    assert detector.detect(str(SAMPLE_IMAGE)) == Detector(hand_photo=True).detect(str(SAMPLE_IMAGE))
 
 
 @needs_model

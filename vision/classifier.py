@@ -176,15 +176,16 @@ class TileClassifier:
             self._session = session
         return self._session
 
-    def probabilities(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarray":
+    def probabilities(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]],
+                      upright: bool = True) -> "np.ndarray":
         """N x len(CLASSES) softmax probabilities, all boxes of the image in one run. With an
-        upright model (for photos of one hand), tiles not lying sideways are read by it, both
-        ways round; with a flower model, the flower share is split among the eight flowers as
-        that model reads them."""
+        upright model and `upright` (a photo of one hand, or of a few tiles), tiles not lying
+        sideways are read by it, both ways round; with a flower model, the flower share is split
+        among the eight flowers as that model reads them."""
         import numpy as np
 
         batch = preprocess(rgb, boxes)
-        if self._upright is None:
+        if self._upright is None or not upright:
             probabilities = self.run_batch(batch)
         else:
             sideways = lies_sideways(boxes)
@@ -263,7 +264,8 @@ def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "
 
 
 def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[Detection],
-           mode: str = "classifier", image_size: tuple[int, int] | None = None) -> DetectionSet:
+           mode: str = "classifier", image_size: tuple[int, int] | None = None,
+           upright: bool = True) -> DetectionSet:
     """The detections with every tile box's code, confidence, top-TOP_K alternatives and
     not-a-tile probability taken from the classifier (combined with the detector's by `mode`,
     see `combine`); boxes the classifier finds most likely NOT_A_TILE go to `rejected`, read as
@@ -271,6 +273,7 @@ def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[D
 
     `image_size` (width, height) is the frame the boxes are in when `rgb` was decoded
     smaller than the original (the detector's reduced JPEG decode); default: rgb's own.
+    `upright`: read tiles not lying sideways with the classifier's upright model, if it has one.
     """
     width, height = image_size or (rgb.shape[1], rgb.shape[0])
     sx, sy = rgb.shape[1] / width, rgb.shape[0] / height
@@ -278,7 +281,7 @@ def reread(classifier: TileClassifier, rgb: "np.ndarray", detections: Sequence[D
     boxes = [(x1 * sx, y1 * sy, x2 * sx, y2 * sy) for x1, y1, x2, y2 in (detections[i].box for i in tiles)]
     read: list[Detection] = list(detections)
     rejected: set[int] = set()
-    for i, probs in zip(tiles, classifier.probabilities(rgb, boxes)):
+    for i, probs in zip(tiles, classifier.probabilities(rgb, boxes, upright)):
         reading = combine(detections[i].alternatives, probs, mode)
         read[i] = Detection(detections[i].box, reading.code, reading.confidence, reading.top,
                             not_a_tile=float(probs[READINGS]))

@@ -24,7 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
     parser.add_argument("--hand-photo", action="store_true",
                         help="the photo shows one player's hand: read its tiles as `mjlens photo` does "
-                             "(upright or upside down, but the sideways claimed tiles)")
+                             "(upright or upside down, but the sideways claimed tiles), as a photo of a "
+                             "few large tiles is read without it")
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
