@@ -288,6 +288,24 @@ def test_exif_orientation_turns_the_image_upright(tmp_path):
     assert image_size(rgb) == (20, 60)
 
 
+@pytest.mark.parametrize("suffix", [".heic", ".avif"])
+def test_phone_formats_open_upright(tmp_path, suffix):
+    """iPhones save HEIC, newer Android phones AVIF; a sideways-stored photo reads upright."""
+    from vision.detector import register_phone_formats
+
+    register_phone_formats()  # writing HEIC needs the plugin too
+    path = tmp_path / f"phone{suffix}"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    stored = np.zeros((20, 60, 3), np.uint8)
+    stored[:, :30] = 255  # the left half white: after turning clockwise, the top half
+    Image.fromarray(stored).save(path, exif=exif.tobytes(), quality=95)  # as a phone writes it
+    rgb, size = load_image(path)
+    assert size == image_size(path) == (20, 60)
+    assert rgb.shape[:2] == (60, 20)
+    assert rgb[5, 10].min() > 200 and rgb[55, 10].max() < 60
+
+
 def test_large_jpeg_decodes_reduced_but_reports_original_size(tmp_path):
     path = tmp_path / "big.jpg"
     Image.new("RGB", (4000, 2000), (10, 120, 30)).save(path, quality=70)

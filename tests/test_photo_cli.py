@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from vision.cli import main
 from vision.demo_cli import SAMPLE_FACTS, SAMPLE_IMAGE
@@ -93,6 +94,20 @@ def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
     assert read_melds == sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in truth["melds"])
     assert result["score"]["total"] >= 8 and len(result["fan_tiles"]) == len(result["score"]["fans"])
     assert out_png.stat().st_size > 10_000
+
+
+@needs_trained_model
+def test_an_iphone_heic_photo_reads_as_its_jpeg(tmp_path, capsys):
+    from vision.detector import register_phone_formats
+
+    register_phone_formats()
+    heic = tmp_path / "IMG_0001.HEIC"
+    Image.open(SAMPLE_IMAGE).save(heic, quality=95)
+    args = [*json.loads(SAMPLE_FACTS.read_text())["photo_args"], "--json"]
+    exit_code, out, _ = run_cli(capsys, str(heic), *args)
+    assert exit_code == 0
+    _, jpeg_out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args)
+    assert json.loads(out)["hand"] == json.loads(jpeg_out)["hand"]
 
 
 @needs_trained_model

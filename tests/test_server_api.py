@@ -109,6 +109,21 @@ def test_too_many_pixels_is_refused_before_decoding(client):
     assert_error(post_photo(client, png_bytes(2100, 2000)), 413, "too_many_pixels")
 
 
+def test_iphone_heic_uploads_are_read(client):
+    from vision.detector import register_phone_formats
+    from vision.server import check_image
+
+    register_phone_formats()
+    heic = png_bytes(400, 300, "HEIF")
+    response = post_photo(client, heic, "IMG_0001.HEIC", "image/heic")
+    assert response.status_code == 200, response.text
+    assert response.json()["image"] == {"width": 400, "height": 300}
+    assert_error(post_photo(client, png_bytes(2100, 2000, "HEIF"), "big.heic", "image/heic"), 413, "too_many_pixels")
+    # a cut-off HEIC no longer parses as one: refused like any file that is not a photo
+    assert_error(post_photo(client, heic[: len(heic) // 2], "cut.heic", "image/heic"), 415, "not_an_image")
+    assert check_image(heic, 4_000_000) == (400, 300)
+
+
 def test_corrupt_image_gives_422(client):
     data = png_bytes(400, 300, "JPEG")
     assert_error(post_photo(client, data[: len(data) // 2], "cut.jpg", "image/jpeg"), 422, "corrupt_image")

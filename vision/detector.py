@@ -12,6 +12,7 @@ tiles inside it.
 
 from __future__ import annotations
 
+import functools
 import io
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -159,9 +160,20 @@ def _upright_size(img: "Image.Image") -> tuple[int, int]:
     return width, height
 
 
+@functools.cache
+def register_phone_formats() -> None:
+    """Let Pillow open HEIC / HEIF, the format iPhones save photos in by default (pillow-heif;
+    it turns the file's rotation into pixels, so EXIF orientation then reads 1). AVIF, Android's
+    newer format, Pillow opens itself."""
+    from pillow_heif import register_heif_opener
+
+    register_heif_opener()
+
+
 def _open(source: str | Path | bytes) -> "Image.Image":
     from PIL import Image, UnidentifiedImageError
 
+    register_phone_formats()
     if isinstance(source, bytes):
         if not source:
             raise DetectorError("empty-file", "the image data is empty (0 bytes)")

@@ -47,7 +47,7 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("image", help="photo of the winning hand (JPEG, PNG, ...)")
+    parser.add_argument("image", help="photo of the winning hand (JPEG, PNG, WebP, HEIC, ...)")
     add_context_arguments(parser)
     parser.epilog = "exit codes: 0 scored, 2 bad input, 3 no tiles found, 4 no winning hand could be read"
 

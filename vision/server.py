@@ -40,8 +40,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
-# Formats Pillow sniffs from the bytes that we also decode; a phone's HEIC must be sent as JPEG.
-ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "TIFF", "GIF", "MPO"})
+# Formats Pillow sniffs from the bytes that we also decode, phones' HEIC and AVIF among them.
+ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "HEIF", "AVIF", "BMP", "TIFF", "GIF", "MPO"})
+ACCEPTED_NAMES = "a JPEG, PNG, WebP or HEIC image"
 
 
 @dataclass(frozen=True)
@@ -152,17 +153,20 @@ def check_image(data: bytes, max_pixels: int) -> tuple[int, int]:
     """
     from PIL import Image, UnidentifiedImageError
 
+    from vision.detector import register_phone_formats
+
     if not data:
-        raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG or WebP)")
+        raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
+    register_phone_formats()
     try:
         image = Image.open(io.BytesIO(data))
     except UnidentifiedImageError:
-        raise ApiError(415, "not_an_image", "this file is not a photo we can read; send a JPEG, PNG or WebP image") from None
+        raise ApiError(415, "not_an_image", f"this file is not a photo we can read; send {ACCEPTED_NAMES}") from None
     except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
         raise ApiError(422, "corrupt_image", f"the photo could not be read ({exc}); it may be damaged") from None
     if image.format not in ACCEPTED_FORMATS:
         raise ApiError(415, "unsupported_image_type",
-                       f"{image.format} images are not supported; send a JPEG, PNG or WebP image")
+                       f"{image.format} images are not supported; send {ACCEPTED_NAMES}")
     width, height = image.size
     if width * height > max_pixels:
         raise ApiError(413, "too_many_pixels",
@@ -296,14 +300,14 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     @app.post("/api/photo")
     async def photo(
-        image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG or WebP)"),
+        image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG, WebP or HEIC)"),
         rules: str = Form("mcr"),
         context: str = Form("{}", description="JSON object: self_drawn, seat_wind, round_wind, ..."),
         winning_tile: str | None = Form(None),
     ):
         declared = (image.content_type or "").split(";")[0].strip().lower()
         if declared and not declared.startswith("image/") and declared != "application/octet-stream":
-            raise ApiError(415, "not_an_image", f"a {declared} file is not a photo; send a JPEG, PNG or WebP image")
+            raise ApiError(415, "not_an_image", f"a {declared} file is not a photo; send {ACCEPTED_NAMES}")
         _check_rules(rules)
         context_dict = _parse_json_object(context, "context")
         return await pool.run(_recognise, image.file, rules, context_dict, winning_tile or None, settings.max_pixels)
