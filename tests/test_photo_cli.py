@@ -122,6 +122,26 @@ def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
     assert exit_code == 0 and json.loads(out)["hand"]["flowers"] == []
 
 
+@needs_trained_model
+@pytest.mark.parametrize("rules", ["mcr", "sihai"])  # the sample scores under both
+def test_the_printed_rescore_command_scores_the_hand_as_read(capsys, rules):
+    """The line a person edits to correct a misread tile scores, unedited, what the photo scored."""
+    import shlex
+
+    args = [*json.loads(SAMPLE_FACTS.read_text())["photo_args"], "--flowers", "2f,5f", "--rules", rules]
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args)
+    assert exit_code == 0
+    command = next(line for line in out.splitlines() if line.startswith("re-score:")).split(":", 1)[1]
+    program, subcommand, *score_args = shlex.split(command)
+    assert (program, subcommand) == ("mjlens", "score")
+    _, photo_out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args, "--json")
+    assert main(["score", *score_args, "--json"]) == 0
+    rescored = json.loads(capsys.readouterr().out)
+    photo_score = json.loads(photo_out)["score"]
+    assert (rescored["total"], rescored["fans"], rescored["payments"]) == (
+        photo_score["total"], photo_score["fans"], photo_score["payments"])
+
+
 @needs_model
 def test_demo_runs_the_whole_job_and_writes_the_image(tmp_path, capsys):
     out_png = tmp_path / "demo.png"

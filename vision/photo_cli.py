@@ -87,7 +87,7 @@ def run_on(image, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:
-        print(format_result(result))
+        print(format_result(result, args.rules))
     if args.annotate:
         from vision.annotate import save_annotated
 
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     return run_on(args.image, args)
 
 
-def format_result(result) -> str:
+def format_result(result, rules: str) -> str:
     """The hand as read and its fan table, for people."""
     lines = []
     if result.hand:
@@ -114,6 +114,9 @@ def format_result(result) -> str:
         if hand["flowers"]:
             lines.append(f"flowers:      {' '.join(hand['flowers'])}")
         lines.append(f"confidence:   {result.confidence:.2f} ({len(result.tiles)} tiles detected)")
+        command = rescore_command(hand, rules)
+        if command:
+            lines.append(f"re-score:     {command}")
     elif result.tiles:
         lines.append(f"tiles seen:   {' '.join(t.code for t in result.tiles)}")
     score = result.score or {}
@@ -136,3 +139,17 @@ def format_result(result) -> str:
     if result.error is not None:
         lines.append(f"not scored: {result.error.message} [{result.error.code}]")
     return "\n".join(lines)
+
+
+def rescore_command(hand: dict, rules: str) -> str | None:
+    """The `mjlens score` command line of a hand as read (None if it is no hand the notation can
+    write): a person who sees a tile misread fixes its code there and scores the hand again."""
+    from scoring.errors import ScoringError
+    from scoring.jsonio import hand_from_json
+    from scoring.notation import to_notation
+
+    try:
+        notation = to_notation(*hand_from_json(hand))
+    except ScoringError:
+        return None
+    return f'mjlens score "{notation}" --rules {rules}'
