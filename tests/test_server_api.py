@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 
@@ -111,17 +112,26 @@ def test_too_many_pixels_is_refused_before_decoding(client):
 
 def test_iphone_heic_uploads_are_read(client):
     from vision.detector import register_phone_formats
-    from vision.server import check_image
+    from vision.server import CheckedImage, check_image
 
     register_phone_formats()
     heic = png_bytes(400, 300, "HEIF")
     response = post_photo(client, heic, "IMG_0001.HEIC", "image/heic")
     assert response.status_code == 200, response.text
-    assert response.json()["image"] == {"width": 400, "height": 300}
+    image = response.json()["image"]
+    assert (image["width"], image["height"]) == (400, 300)
+    # Chrome and Firefox cannot show HEIC: the page draws the tiles on this JPEG instead
+    prefix = "data:image/jpeg;base64,"
+    assert image["preview"].startswith(prefix)
+    preview = Image.open(io.BytesIO(base64.b64decode(image["preview"][len(prefix):])))
+    assert preview.format == "JPEG" and preview.size == (400, 300)
+    assert "preview" not in post_photo(client, png_bytes(400, 300)).json()["image"]
+    large = post_photo(client, png_bytes(2000, 1500, "HEIF"), "IMG_0002.HEIC", "image/heic").json()["image"]
+    assert Image.open(io.BytesIO(base64.b64decode(large["preview"][len(prefix):]))).size == (1600, 1200)
     assert_error(post_photo(client, png_bytes(2100, 2000, "HEIF"), "big.heic", "image/heic"), 413, "too_many_pixels")
     # a cut-off HEIC no longer parses as one: refused like any file that is not a photo
     assert_error(post_photo(client, heic[: len(heic) // 2], "cut.heic", "image/heic"), 415, "not_an_image")
-    assert check_image(heic, 4_000_000) == (400, 300)
+    assert check_image(heic, 4_000_000) == CheckedImage(400, 300, "HEIF")
 
 
 def test_corrupt_image_gives_422(client):

@@ -117,6 +117,24 @@ def test_sample_photo_overlay_shows_every_tile_the_pipeline_read(page, reading):
     expect(page.locator("#rules option")).not_to_have_count(0)
 
 
+def test_an_iphone_heic_photo_shows_with_its_tiles(page, reading, tmp_path):
+    """Chromium cannot show HEIC itself: the page draws the tiles on the server's preview."""
+    from PIL import Image
+
+    from vision.detector import register_phone_formats
+
+    register_phone_formats()
+    heic = tmp_path / "IMG_0001.HEIC"
+    Image.open(SAMPLE).save(heic, quality=95)
+    context = sample_context()
+    page.select_option("#seat_wind", context["seat_wind"])
+    page.set_input_files("#photo-input", str(heic))
+    expect(page.locator("#overlay g.tile-box")).to_have_count(len(reading["tiles"]))
+    page.wait_for_function("document.querySelector('#photo').complete")
+    assert page.eval_on_selector("#photo", "img => [img.naturalWidth, img.src.slice(0, 23)]") == [
+        Image.open(SAMPLE).width, "data:image/jpeg;base64,"]
+
+
 def test_correcting_a_tile_sends_the_corrected_hand_and_shows_the_answer(page, reading):
     upload_sample(page)
     tile = 0

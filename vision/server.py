@@ -30,7 +30,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Callable
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
 from fastapi import FastAPI, File, Form, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
@@ -38,11 +38,18 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+if TYPE_CHECKING:
+    import numpy as np
+
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 # Formats Pillow sniffs from the bytes that we also decode, phones' HEIC and AVIF among them.
 ACCEPTED_FORMATS = frozenset({"JPEG", "PNG", "WEBP", "HEIF", "AVIF", "BMP", "TIFF", "GIF", "MPO"})
 ACCEPTED_NAMES = "a JPEG, PNG, WebP or HEIC image"
+# What the page's <img> shows in every browser; other photos (an iPhone's HEIC in Chrome or
+# Firefox) come back with a JPEG preview to draw the tiles on.
+BROWSER_FORMATS = frozenset({"JPEG", "MPO", "PNG", "WEBP", "AVIF", "GIF", "BMP"})
+PREVIEW_SIDE = 1600  # long side of that preview: tiles stay legible, the answer stays small
 
 
 @dataclass(frozen=True)
@@ -144,13 +151,19 @@ class _BodyLimit:
         return f"the upload is larger than {self.max_bytes // (1024 * 1024)} MB; send a smaller photo"
 
 
-def check_image(data: bytes, max_pixels: int) -> tuple[int, int]:
-    """Refuse what is not an accepted image, has too many pixels (read from the header, before
-    decoding) or is damaged.
+@dataclass(frozen=True)
+class CheckedImage:
+    """An upload that is an accepted, undamaged image: the upright size the pipeline's boxes
+    refer to (EXIF rotation applied, as phone photos need) and Pillow's name of its format."""
 
-    Returns the upright (width, height) the pipeline's boxes refer to (EXIF rotation applied,
-    as phone photos need).
-    """
+    width: int
+    height: int
+    format: str
+
+
+def check_image(data: bytes, max_pixels: int) -> CheckedImage:
+    """Refuse what is not an accepted image, has too many pixels (read from the header, before
+    decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
     from vision.detector import register_phone_formats
@@ -185,7 +198,20 @@ def check_image(data: bytes, max_pixels: int) -> tuple[int, int]:
         image.load()
     except (OSError, ValueError, SyntaxError) as exc:
         raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
-    return width, height
+    return CheckedImage(width, height, image.format)
+
+
+def preview_data_url(rgb: "np.ndarray") -> str:
+    """The upright photo as a JPEG data URL, long side at most PREVIEW_SIDE."""
+    import base64
+
+    from PIL import Image
+
+    image = Image.fromarray(rgb)
+    image.thumbnail((PREVIEW_SIDE, PREVIEW_SIDE))
+    buffer = io.BytesIO()
+    image.save(buffer, format="JPEG", quality=85)
+    return "data:image/jpeg;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
 # Pipeline input errors (PhotoError codes from the detector) -> our HTTP answer.
@@ -226,21 +252,28 @@ def _check_rules(rules: str) -> None:
 
 
 def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | None, max_pixels: int) -> dict:
+    from vision.detector import DetectorError, load_image
     from vision.photo_errors import PhotoError
     from vision.pipeline import read_photo
 
     # Read here, in the worker: queued uploads wait in their spooled temp files, not in memory.
     upload.seek(0)
     data = upload.read()
-    width, height = check_image(data, max_pixels)
+    checked = check_image(data, max_pixels)
+    image: dict[str, Any] = {"width": checked.width, "height": checked.height}
+    photo: Any = data
     try:
-        result = read_photo(data, rules=rules, context=context, winning_tile=winning_tile)
-    except PhotoError as exc:  # unusable input or options; "no tiles"/"not winning" are results
+        if checked.format not in BROWSER_FORMATS:
+            # Decoded once: the pipeline reads the same upright pixels the preview shows.
+            photo = load_image(data)[0]
+            image["preview"] = preview_data_url(photo)
+        result = read_photo(photo, rules=rules, context=context, winning_tile=winning_tile)
+    except (PhotoError, DetectorError) as exc:  # unusable input or options; "no tiles"/"not winning" are results
         status, code = _PIPELINE_INPUT_ERRORS.get(exc.code, (422, exc.code))
-        raise ApiError(status, code, exc.message) from None
+        raise ApiError(status, code, str(exc)) from None
     # HTTP 200 whenever the photo was read: `ok`/`error` in the body say whether it scored, and
     # the tiles are there either way so the page can show them for correcting.
-    return {**result.to_json(), "image": {"width": width, "height": height}}
+    return {**result.to_json(), "image": image}
 
 
 def _score(hand: dict, rules: str) -> dict:

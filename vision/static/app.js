@@ -76,7 +76,8 @@ async function uploadPhoto(file) {
       showError("No tiles found in this photo. Photograph the winning hand from closer, with the tiles in good light.");
       return;
     }
-    $("photo").src = URL.createObjectURL(file);
+    // An iPhone's HEIC shows only in Safari: the server sends a JPEG preview of such photos.
+    $("photo").src = body.image.preview || URL.createObjectURL(file);
     loadReading(body);
   } catch (err) {
     showError(`Could not reach the server: ${err.message}`);
