@@ -157,6 +157,16 @@ def test_a_hand_one_tile_short_takes_back_a_rejected_box_that_makes_it_win():
     assert short.error.code == "tile_count"
 
 
+def test_a_rejected_box_with_no_tile_reading_at_all_is_not_taken_back():
+    # The classifier is certain a box holds no tile: every tile code at 0 (an int8 model saturates).
+    # Its hand is read surely but does not win (a 2m read as 9p), so the second look runs.
+    row = hand_row(CONCEALED, "7z", {1: (("9p", 1.0),)})
+    blank = Detection((900, 20, 940, 76), "1m", 0.0, (("1m", 0.0),), not_a_tile=1.0)
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row), (blank,)))
+    assert result.error.kind == "not_winning"
+    assert all(t.box != blank.box for t in result.tiles)
+
+
 def test_a_rejected_box_taken_back_may_hold_a_tile_the_classifier_did_not_list():
     row = hand_row(CONCEALED, "7z")
     unread = replace(row[1], alternatives=(("5z", 0.3), ("6z", 0.2)), not_a_tile=0.5)

@@ -251,7 +251,9 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     classifier could not read (blurred, seen edge-on), and a stray box it barely kept (a shadow,
     a blank face taken for a White dragon) spoils the count as much."""
     kept = list(found.kept)
-    taken_back = [_any_face(d) for d in sorted(found.rejected, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
+    # A box the classifier gives no tile face at all (every code at 0) has no reading to take back.
+    readable = [d for d in found.rejected if any(p > 0 for _, p in d.alternatives)]
+    taken_back = [_any_face(d) for d in sorted(readable, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
     doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0),
                      key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
