@@ -1,12 +1,13 @@
 """Photo -> hand -> score, end to end, on fresh synthetic photos of winning hands.
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
-        [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr]
+        [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
 table) with its true hand. Seeds are fresh (not the training seeds), and the tile art is one
-source (`--source`, by default one held out of detector training).
+source (`--source`, by default one held out of detector training). `--tilt` turns each photo in
+its plane by up to that many degrees either way, as a phone held askew takes it.
 
 Sets:
   * synthetic: faces from `--source`;
@@ -38,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
@@ -109,12 +111,42 @@ class Trust:
         return f"{name}: readings by confidence, " + "; ".join(parts)
 
 
-def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str) -> list[Scene]:
+def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0) -> list[Scene]:
+    """`count` hand photos; with `tilt`, each turned in its plane by an angle drawn evenly from
+    +-tilt degrees (a phone held askew), its labelled boxes turned with it."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
+        if tilt:
+            angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
+            jpeg, meta = turned(jpeg, meta, angle)
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
+
+
+def turned(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
+    """The photo turned counter-clockwise by `degrees` about its centre onto a canvas that holds
+    all of it (the corners filled from its edges), and its meta with every box turned too: the
+    box around the turned corners."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    h, w = image.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    size = (int(round(w * cos + h * sin)), int(round(w * sin + h * cos)))
+    matrix[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
+    image = cv2.warpAffine(image, matrix, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+
+    def box(xyxy):
+        x1, y1, x2, y2 = xyxy
+        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x1, y2, 1], [x2, y2, 1]]) @ matrix.T
+        return [*corners.min(axis=0), *corners.max(axis=0)]
+
+    meta = {**meta, "width": size[0], "height": size[1],
+            "tiles": [{**t, "box": box(t["box"])} for t in meta["tiles"]],
+            "groups": [{**g, "box": box(g["box"])} for g in meta["groups"]]}
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
 
 
 def _complete(meta: dict) -> bool:
@@ -221,7 +253,8 @@ def evaluate(scenes: list[Scene], rules: str, detector,
             read_seconds.append(seconds)
         if detector is not None:
             found = detector.detect_set(scene.jpeg)
-            result = read_photo(scene.jpeg, detect=lambda _: found, **kw)
+            # the boxes found here, and the detector itself for the photo turned level
+            result = read_photo(scene.jpeg, detect=lambda image: found if image is scene.jpeg else detector.detect_set(image), **kw)
             trust.add(result, judge(result, scene.meta, rules, model))
             if scene.complete and not judge(result, scene.meta, rules, model_complete):
                 causes[cause(result, list(found.kept), scene.meta, kw)] += 1
@@ -256,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-model", action="store_true", help="only ground-truth detections")
     parser.add_argument("--latency", type=int, default=30, help="photos timed for the latency ratio")
     parser.add_argument("--json-out", type=Path, help="also write the numbers as JSON")
+    parser.add_argument("--tilt", type=float, default=0.0,
+                        help="turn each photo in its plane by up to this many degrees either way (a phone held askew)")
     args = parser.parse_args(argv)
 
     detector = None
@@ -271,13 +306,13 @@ def main(argv: list[str] | None = None) -> int:
     sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
-    report: dict = {"rules": args.rules, "seed": args.seed, "sets": {}}
+    report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
-        scenes = render_scenes(atlas, count, seed, args.imgsz, name)
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name)

@@ -8,7 +8,7 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, codes_of, group_box, row_detections
 from vision.detections import Detection
-from vision.grouping import group_tiles
+from vision.grouping import group_tiles, row_tilt
 from vision.photo_errors import PhotoError
 
 CONCEALED_11 = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z"]
@@ -519,3 +519,32 @@ def test_a_lone_tile_past_the_set_apart_tile_is_the_winning_tile():
     layout = group_tiles(row + [lone])
     assert layout.tiles[layout.winning].code == "6z"
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 + ["5z", "5z"]
+
+
+# --- how far the rows run askew (vision.pipeline reads such a photo again turned level) ---
+
+HAND = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "5z", "5z"]
+
+
+@pytest.mark.parametrize("angle", [0.0, 12.0, -20.0, 35.0, -60.0])
+def test_row_tilt_reads_the_rows_direction(angle):
+    assert row_tilt(row_detections(RowSpec(HAND, angle_deg=angle))) == pytest.approx(angle, abs=0.5)
+
+
+def test_row_tilt_of_a_vertical_row_is_a_quarter_turn():
+    # a portrait photo whose EXIF lost the phone's turn
+    assert abs(row_tilt(row_detections(RowSpec(HAND, angle_deg=90.0)))) == pytest.approx(90.0, abs=0.5)
+
+
+def test_row_tilt_ignores_tiles_whose_nearest_neighbour_lies_across_the_rows():
+    row = row_detections(RowSpec(HAND, angle_deg=25.0))
+    # three flowers set apart in a line of their own, well across the row (all of them counted
+    # alike, the estimate would be 19.6 degrees)
+    flowers = row_detections(RowSpec(["1f", "2f", "3f"], origin=(60.0, 420.0), angle_deg=140.0))
+    assert row_tilt(row + flowers) == pytest.approx(25.0, abs=0.5)
+
+
+def test_row_tilt_needs_a_few_tiles():
+    assert row_tilt(row_detections(RowSpec(HAND[:4], angle_deg=30.0))) == 0.0
+    meld_boxes = [group_box(row_detections(RowSpec(HAND[:3])), "meld")] * 5
+    assert row_tilt(meld_boxes) == 0.0  # meld boxes are no tiles

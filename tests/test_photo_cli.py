@@ -111,6 +111,22 @@ def test_an_iphone_heic_photo_reads_as_its_jpeg(tmp_path, capsys):
 
 
 @needs_trained_model
+def test_the_sample_taken_askew_reads_as_taken_straight(tmp_path, capsys):
+    """A phone held 35 degrees askew: the rows are read again with the photo turned level."""
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    askew = tmp_path / "askew.jpg"
+    Image.open(SAMPLE_IMAGE).rotate(35, expand=True, fillcolor=(40, 100, 60)).save(askew, quality=92)
+    exit_code, out, _ = run_cli(capsys, str(askew), *facts["photo_args"], "--json")
+    result = json.loads(out)
+    assert exit_code == 0
+    assert sorted(result["hand"]["concealed"]) == sorted(facts["hand"]["concealed"])
+    assert result["hand"]["winning_tile"] == facts["hand"]["winning_tile"]
+    assert any("askew" in w for w in result["warnings"])
+    width, height = Image.open(askew).size
+    assert all(0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height for x1, y1, x2, y2 in (t["box"] for t in result["tiles"]))
+
+
+@needs_trained_model
 def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
     facts = json.loads(SAMPLE_FACTS.read_text())
     assert facts["hand"]["flowers"] == []  # the sample shows none

@@ -10,7 +10,7 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections
 from vision.detections import Detection, DetectionSet
-from vision.grouping import group_tiles
+from vision.grouping import group_tiles, iou as iou_of
 from vision.pipeline import read_detections, read_photo
 from vision.reader import orient
 from vision.photo_errors import PhotoError
@@ -572,3 +572,61 @@ def test_a_sorted_row_overrules_a_gap_at_the_wrong_end():
     result = read_detections(row_detections(RowSpec(hand, gaps_after={0: 20})), rules=RULES)
     winner = next(t for t in result.tiles if t.role == "winning")
     assert winner.code == "6z" and winner.box[0] == max(t.box[0] for t in result.tiles)
+
+
+# --- a photo whose rows run askew is read again turned level (a phone held askew) ---
+
+def _askew_hand_photo(degrees: float) -> np.ndarray:
+    """White tiles on black: the hand's 14 tiles in a row turned `degrees` (image y down), the
+    winning tile a little apart."""
+    import cv2
+
+    photo = np.zeros((900, 1200, 3), np.uint8)
+    c, s = np.cos(np.radians(degrees)), np.sin(np.radians(degrees))
+    along = 0.0
+    for k in range(14):
+        centre = (250 + along * c, 250 + along * s)
+        corners = cv2.boxPoints((centre, (40, 56), degrees))
+        cv2.fillPoly(photo, [np.round(corners).astype(np.int32)], (255, 255, 255))
+        along += 44 + (30 if k == 12 else 0)
+    return photo
+
+
+def _blob_detector(photo: np.ndarray):
+    """A stand-in detector: each white blob is a tile, coded by its order along the row; faces of
+    tiles seen turned (a box far squarer than an upright tile's) read unsurely."""
+    import cv2
+
+    def detect(image):
+        count, _, stats, _ = cv2.connectedComponentsWithStats((np.asarray(image)[:, :, 0] > 127).astype(np.uint8))
+        boxes = sorted((x, y, x + w, y + h) for x, y, w, h, area in stats[1:count] if area > 200)
+        found = []
+        for box, code in zip(boxes, CONCEALED + ["7z"]):
+            upright = (box[2] - box[0]) / (box[3] - box[1]) < 0.8
+            alternatives = ((code, 1.0),) if upright else ((code, 0.6), ("9p", 0.4))
+            found.append(Detection(tuple(float(v) for v in box), code, alternatives[0][1], alternatives))
+        return DetectionSet(tuple(found))
+    return detect
+
+
+def test_a_photo_whose_rows_run_askew_is_read_again_turned_level():
+    photo = _askew_hand_photo(30.0)
+    detect = _blob_detector(photo)
+    tilted = detect(photo).kept
+    result = read_photo(photo, rules=RULES, detect=detect)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert result.confidence == 1.0  # read from the level photo, where every face reads surely
+    assert any("ran 30 degrees askew" in w for w in result.warnings)
+    # The boxes are back on the photo as it was taken: each is around its tile there.
+    for tile in result.tiles:
+        box = Detection(tile.box, tile.code, 1.0)
+        assert max(iou_of(box, t) for t in tilted) > 0.8
+
+
+def test_a_photo_whose_rows_run_level_is_read_once():
+    photo = _askew_hand_photo(5.0)
+    calls = []
+    detect = _blob_detector(photo)
+    result = read_photo(photo, rules=RULES, detect=lambda image: calls.append(image) or detect(image))
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert len(calls) == 1 and not any("askew" in w for w in result.warnings)

@@ -215,7 +215,9 @@ def read_frame(frame, settings: FootageSettings, time: float) -> Reading:
     from vision.pipeline import read_photo
 
     rgb = np.ascontiguousarray(frame[:, :, ::-1])
-    result = read_photo(rgb, rules=settings.rules, context=settings.context, detect=_one_size)
+    # Like the other input size (`_one_size`), a frame is not read again turned level: that is a
+    # second detector pass, most frames show no winning hand, and a hand must read alike on several.
+    result = read_photo(rgb, rules=settings.rules, context=settings.context, detect=_one_size, turn_level=False)
     return reading_from_photo(time, result.to_json(), settings.min_confidence, payload=(rgb, result))
 
 

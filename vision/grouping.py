@@ -34,6 +34,8 @@ GHOST_OVERLAP = 0.25  # a box over two touching tiles overlaps each by more than
 HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
+MIN_TILT_TILES = 5  # fewer tiles than this show no row direction to level
+TILT_AGREEMENT = 25.0  # degrees a tile's nearest neighbour may lie off the rows' first estimate
 WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 # A boxed kong of four face-up tiles is exposed when one tile is turned (its claimed tile) and
@@ -264,6 +266,32 @@ def _holds_several(box: Detection, tile: Detection) -> bool:
     """A concealed-kong box that could hold the tile and its neighbours, not one the detector
     drew around the tile alone (a sliver at the photo's edge, read face down)."""
     return box.width * box.height >= KONG_BOX_TILES * tile.width * tile.height
+
+
+def row_tilt(detections: Sequence[Detection]) -> float:
+    """Degrees the photo's rows run askew, -90 to 90 (positive: falling to the right in the
+    image), 0.0 when fewer than MIN_TILT_TILES tiles show it.
+
+    Tiles in a row touch, so each tile's nearest neighbour lies along its row: the rows' direction
+    is the axial mean of those directions (angles taken modulo 180 degrees, so a pair read either
+    way round agrees), once more over the pairs within TILT_AGREEMENT of the first mean, which
+    leaves out a flower set apart or a meld in front whose nearest tile lies across the rows.
+    """
+    tiles = [d for d in detections if d.is_tile]
+    if len(tiles) < MIN_TILT_TILES:
+        return 0.0
+    angles = []
+    for t in tiles:
+        nearest = min((o for o in tiles if o is not t),
+                      key=lambda o: math.dist(o.center, t.center))
+        angles.append(math.atan2(nearest.center[1] - t.center[1], nearest.center[0] - t.center[0]))
+
+    def axial_mean(values: list[float]) -> float:
+        return math.atan2(sum(math.sin(2 * a) for a in values), sum(math.cos(2 * a) for a in values)) / 2
+
+    first = axial_mean(angles)
+    agreeing = [a for a in angles if abs(math.sin(a - first)) <= math.sin(math.radians(TILT_AGREEMENT))]
+    return math.degrees(axial_mean(agreeing or angles))
 
 
 def _level(a: Detection, b: Detection) -> bool:
