@@ -49,6 +49,7 @@ from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa:
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import score_json  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection  # noqa: E402
+from vision.detector import box_through, turned  # noqa: E402
 from vision.grouping import iou  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
 
@@ -119,33 +120,20 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
         jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
         if tilt:
             angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
-            jpeg, meta = turned(jpeg, meta, angle)
+            jpeg, meta = turned_photo(jpeg, meta, angle)
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
 
-def turned(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
-    """The photo turned counter-clockwise by `degrees` about its centre onto a canvas that holds
-    all of it (the corners filled from its edges), and its meta with every box turned too: the
-    box around the turned corners."""
+def turned_photo(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
+    """The photo turned counter-clockwise by `degrees` (vision.detector.turned) and its meta
+    with every box turned too: the box around the turned corners."""
     import cv2
 
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
-    h, w = image.shape[:2]
-    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
-    size = (int(round(w * cos + h * sin)), int(round(w * sin + h * cos)))
-    matrix[:, 2] += (size[0] - w) / 2, (size[1] - h) / 2
-    image = cv2.warpAffine(image, matrix, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-
-    def box(xyxy):
-        x1, y1, x2, y2 = xyxy
-        corners = np.array([[x1, y1, 1], [x2, y1, 1], [x1, y2, 1], [x2, y2, 1]]) @ matrix.T
-        return [*corners.min(axis=0), *corners.max(axis=0)]
-
-    meta = {**meta, "width": size[0], "height": size[1],
-            "tiles": [{**t, "box": box(t["box"])} for t in meta["tiles"]],
-            "groups": [{**g, "box": box(g["box"])} for g in meta["groups"]]}
+    image, matrix = turned(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), degrees)
+    meta = {**meta, "width": image.shape[1], "height": image.shape[0],
+            "tiles": [{**t, "box": list(box_through(matrix, t["box"]))} for t in meta["tiles"]],
+            "groups": [{**g, "box": list(box_through(matrix, g["box"]))} for g in meta["groups"]]}
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
 
 

@@ -306,6 +306,25 @@ def test_phone_formats_open_upright(tmp_path, suffix):
     assert rgb[5, 10].min() > 200 and rgb[55, 10].max() < 60
 
 
+@pytest.mark.parametrize("degrees", [30.0, -75.0, 90.0])
+def test_turned_image_keeps_all_of_it_and_box_through_follows_a_box(degrees):
+    import cv2
+
+    from vision.detector import box_through, turned
+
+    image = np.zeros((100, 200, 3), np.uint8)
+    image[30:70, 50:90] = 255
+    out, matrix = turned(image, degrees)
+    ys, xs = np.nonzero(out[:, :, 0] > 127)
+    white = (xs.min(), ys.min(), xs.max() + 1, ys.max() + 1)
+    assert box_through(matrix, (50, 30, 90, 70)) == pytest.approx(white, abs=1.5)
+    a = np.radians(degrees)
+    assert out.shape[:2] == pytest.approx((100 * abs(np.cos(a)) + 200 * abs(np.sin(a)),
+                                           200 * abs(np.cos(a)) + 100 * abs(np.sin(a))), abs=1)
+    back = box_through(cv2.invertAffineTransform(matrix), white)
+    assert back[0] <= 50 + 1 and back[1] <= 30 + 1 and back[2] >= 90 - 1 and back[3] >= 70 - 1
+
+
 def test_large_jpeg_decodes_reduced_but_reports_original_size(tmp_path):
     path = tmp_path / "big.jpg"
     Image.new("RGB", (4000, 2000), (10, 120, 30)).save(path, quality=70)

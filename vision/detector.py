@@ -244,6 +244,31 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
     return np.ascontiguousarray(array)
 
 
+def turned(rgb: "np.ndarray", degrees: float) -> tuple["np.ndarray", "np.ndarray"]:
+    """The image turned counter-clockwise by `degrees` about its centre onto a canvas that holds
+    all of it (the corners filled from its edges), and the 2x3 affine matrix that takes its
+    pixels to the turned image's."""
+    import cv2
+
+    h, w = rgb.shape[:2]
+    matrix = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    size = (round(w * cos + h * sin), round(w * sin + h * cos))
+    matrix[:, 2] += ((size[0] - w) / 2, (size[1] - h) / 2)
+    return cv2.warpAffine(rgb, matrix, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), matrix
+
+
+def box_through(matrix: "np.ndarray", box: Sequence[float]) -> tuple[float, float, float, float]:
+    """The axis-aligned box around the corners of `box` (x1, y1, x2, y2) mapped by a 2x3 affine
+    `matrix`."""
+    import numpy as np
+
+    x1, y1, x2, y2 = box
+    corners = np.array([[x1, y1, 1.0], [x2, y1, 1.0], [x1, y2, 1.0], [x2, y2, 1.0]]) @ np.asarray(matrix).T
+    (left, top), (right, bottom) = corners.min(axis=0), corners.max(axis=0)
+    return float(left), float(top), float(right), float(bottom)
+
+
 def letterbox(rgb: "np.ndarray", size: int, stride: int | None = None) -> tuple["np.ndarray", Letterbox]:
     """Resize keeping aspect ratio and pad (see Letterbox.fit); returns a 1x3xHxW float32 tensor."""
     import cv2

@@ -187,30 +187,23 @@ def _read_level(image: Any, tilt: float, detect: Detect | None, request: Reading
     put back on the photo (the box around each turned box), if it wins where `first` does not,
     or LEVEL_MARGIN times as surely; else `first`."""
     import cv2
-    import numpy as np
 
-    from vision.detector import DetectorError, load_image
+    from vision.detector import DetectorError, box_through, load_image, turned
 
     try:
         rgb, (width, height) = load_image(image, draft_size=LEVEL_SIDE)
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None
-    h, w = rgb.shape[:2]
-    turn = cv2.getRotationMatrix2D((w / 2, h / 2), tilt, 1.0)
-    cos, sin = abs(turn[0, 0]), abs(turn[0, 1])
-    size = (round(w * cos + h * sin), round(w * sin + h * cos))
-    turn[:, 2] += ((size[0] - w) / 2, (size[1] - h) / 2)
-    level = cv2.warpAffine(rgb, turn, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    level, turn = turned(rgb, tilt)
     result = _read_found(_run_detector(level, detect), request)
     if _failed(result) or (not _failed(first) and result.confidence <= LEVEL_MARGIN * first.confidence):
         return first
     back = cv2.invertAffineTransform(turn)
+    h, w = rgb.shape[:2]
     sx, sy = width / w, height / h
 
     def on_photo(box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
-        x1, y1, x2, y2 = box
-        corners = np.array([[x1, y1, 1.0], [x2, y1, 1.0], [x1, y2, 1.0], [x2, y2, 1.0]]) @ back.T
-        (left, top), (right, bottom) = corners.min(axis=0), corners.max(axis=0)
+        left, top, right, bottom = box_through(back, box)
         return (max(0.0, left) * sx, max(0.0, top) * sy, min(w, right) * sx, min(h, bottom) * sy)
 
     result.tiles = [replace(t, box=on_photo(t.box)) for t in result.tiles]
