@@ -309,6 +309,24 @@ def test_flowers_named_by_the_caller_replace_the_reading_each_where_it_looks_lik
     assert result.confidence > read.confidence  # the flowers are no longer a doubt
 
 
+def test_a_doubtful_flower_that_decides_the_score_asks_the_player_to_name_it():
+    # East's seat flower is 1f (Shanghai: a fan of its own); the tile reads 1f only a little
+    # more likely than 2f, which would score half as much.
+    tiles = hand_row(CONCEALED, "7z") + [Detection((10, 10, 50, 66), "1f", 0.55, (("1f", 0.55), ("2f", 0.45)))]
+    shanghai = read_detections(tiles, rules="shanghai", context={"seat_wind": "E"})
+    assert shanghai.hand["flowers"] == ["1f"] and shanghai.score["total"] == 80
+    assert [w for w in shanghai.warnings if "may be" in w] == [
+        "the flower read 1f may be 2f, which scores 40 instead of 80: name the winner's flowers (--flowers)"]
+    # MCR and Sihai count flowers alike; a flower read surely, or named, is no doubt.
+    for read in (read_detections(tiles, rules=RULES),
+                 read_detections(tiles, rules="sihai"),
+                 read_detections(hand_row(CONCEALED, "7z") + [Detection((10, 10, 50, 66), "1f", 0.95,
+                                                                        (("1f", 0.95), ("2f", 0.05)))],
+                                 rules="shanghai", context={"seat_wind": "E"}),
+                 read_detections(tiles, rules="shanghai", context={"seat_wind": "E"}, flowers=["1f"])):
+        assert read.error is None and not any("may be" in w for w in read.warnings)
+
+
 def test_named_flowers_not_in_the_photo_join_the_hand_with_a_warning():
     result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES, flowers=["1f", "6f", "8f"])
     assert result.error is None and result.score["flowers"] == 3
