@@ -612,7 +612,7 @@ def _askew_hand_photo(degrees: float) -> np.ndarray:
 
 def _blob_detector(photo: np.ndarray):
     """A stand-in detector: each white blob is a tile, coded by its order along the row; faces of
-    tiles seen turned (a box far squarer than an upright tile's) read unsurely."""
+    tiles seen turned (a box far squarer than an upright tile's) all read surely as one tile."""
     import cv2
 
     def detect(image):
@@ -621,7 +621,7 @@ def _blob_detector(photo: np.ndarray):
         found = []
         for box, code in zip(boxes, CONCEALED + ["7z"]):
             upright = (box[2] - box[0]) / (box[3] - box[1]) < 0.8
-            alternatives = ((code, 1.0),) if upright else ((code, 0.6), ("9p", 0.4))
+            alternatives = ((code, 1.0),) if upright else (("9p", 1.0),)
             found.append(Detection(tuple(float(v) for v in box), code, alternatives[0][1], alternatives))
         return DetectionSet(tuple(found))
     return detect
@@ -635,6 +635,7 @@ def test_a_photo_whose_rows_run_askew_is_read_again_turned_level():
     assert result.error is None and result.hand["concealed"] == CONCEALED
     assert result.confidence == 1.0  # read from the level photo, where every face reads surely
     assert any("ran 30 degrees askew" in w for w in result.warnings)
+    assert read_photo(photo, rules=RULES, detect=detect, turn_level=False).error.code == "too_many_copies"
     # The boxes are back on the photo as it was taken: each is around its tile there.
     for tile in result.tiles:
         box = Detection(tile.box, tile.code, 1.0)
