@@ -164,8 +164,8 @@ def read_photo(
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
     the photo turned level). `flowers` names the winner's flowers when the photo cannot tell which
     (or does not show them all). `turn_level`: read a hand that no reading makes win, whose rows
-    run askew, again from the photo turned level (MIN_TILT). Raises PhotoError (bad_input) for an unreadable image, a missing model or
-    bad options.
+    run askew, again from the photo turned level (MIN_TILT). Raises PhotoError (bad_input) for an
+    unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     found = _run_detector(image, detect)
