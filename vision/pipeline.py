@@ -54,6 +54,9 @@ UNREAD_FACE = 0.03
 MIN_TILT = 15.0
 # The photo is turned at a size that keeps the pixels the detector's larger input reads.
 LEVEL_SIDE = 960
+# Flowers a doubtful flower tile may be, beside the one read, tried for whether the score depends
+# on which flower it is (a seat flower in Shanghai scoring; MCR and Sihai count flowers alike).
+FLOWER_RIVALS = 3
 
 # JSON hand keys a photo cannot show, with their defaults (the scoring schema's).
 CONTEXT_DEFAULTS: dict[str, Any] = {
@@ -176,7 +179,29 @@ def read_photo(
             result = _read_level(image, tilt, detect, request, result)
     if result.error is not None and result.error.code == "tile_count":  # the header is read only then
         _hint_cut_off(result, _image_size(image))
+    _warn_of_deciding_flowers(result, request)
     return result
+
+
+def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> None:
+    """A warning for each doubtful flower tile of a scored hand that another likely flower would
+    score differently: only the player can say which it is (`--flowers`)."""
+    from scoring import score_json
+
+    if result.error is not None or request.flowers is not None:
+        return
+    flowers = result.hand["flowers"]
+    for tile in result.tiles:
+        if tile.role != "flower" or not tile.uncertain:
+            continue
+        rivals = [code for code, _ in tile.alternatives if code in FLOWER_CODES and code not in flowers]
+        for rival in rivals[:FLOWER_RIVALS]:
+            hand = {**result.hand, "flowers": [rival if f == tile.code else f for f in flowers]}
+            total = score_json(hand, rules=request.rules, options=request.options).get("total")
+            if total != result.score["total"]:
+                result.warnings.append(f"the flower read {tile.code} may be {rival}, which scores {total} "
+                                       f"instead of {result.score['total']}: name the winner's flowers (--flowers)")
+                break
 
 
 def _read_level(image: Any, tilt: float, detect: Detect | None, request: ReadingRequest,
@@ -347,6 +372,7 @@ def read_detections(
     result = _read_found(_as_found(detections), request)
     if image_size is not None:
         _hint_cut_off(result, image_size)
+    _warn_of_deciding_flowers(result, request)
     return result
 
 

@@ -32,9 +32,6 @@ OUT_OF_ORDER = 0.2
 # first winning reading, so a low floor costs only the photos no likelier reading makes win.
 MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
-# Flowers a doubtful flower tile may be, beside the one read, tried for whether the score depends
-# on which flower it is (a seat flower in Shanghai scoring; MCR and Sihai count flowers alike).
-FLOWER_RIVALS = 3
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
 FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
@@ -165,29 +162,7 @@ def read_hand(
         for k, i in enumerate(variables)
         if chosen.codes[i] != top_codes[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
     ) + flowers_uncertain
-    if best is not None:
-        warnings.extend(_flowers_that_decide(layout, best, flowers_uncertain, rules, options))
     return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings))
-
-
-def _flowers_that_decide(layout: Layout, reading: Reading, doubtful: tuple[int, ...], rules: str,
-                         options: Mapping[str, object] | None) -> list[str]:
-    """A warning for each doubtful flower tile that another likely flower would score differently:
-    only the player can say which it is (`--flowers`)."""
-    flowers = reading.hand["flowers"]
-    out = []
-    for i in doubtful:
-        read = reading.codes[i]
-        rivals = [code for code, _ in _normalised(layout.tiles[i].alternatives, FLOWER_CODES)
-                  if code not in flowers][:FLOWER_RIVALS]
-        for rival in rivals:
-            hand = {**reading.hand, "flowers": [rival if f == read else f for f in flowers]}
-            total = score_json(hand, rules=rules, options=options).get("total")
-            if total != reading.score["total"]:
-                out.append(f"the flower read {read} may be {rival}, which scores {total} instead of "
-                           f"{reading.score['total']}: name the winner's flowers (--flowers)")
-                break
-    return out
 
 
 def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, str]:
