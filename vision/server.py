@@ -28,7 +28,7 @@ import io
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable
 
@@ -40,6 +40,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 if TYPE_CHECKING:
     import numpy as np
+    from PIL import Image
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 
@@ -154,11 +155,13 @@ class _BodyLimit:
 @dataclass(frozen=True)
 class CheckedImage:
     """An upload that is an accepted, undamaged image: the upright size the pipeline's boxes
-    refer to (EXIF rotation applied, as phone photos need) and Pillow's name of its format."""
+    refer to (EXIF rotation applied, as phone photos need), Pillow's name of its format, and for
+    every format but JPEG (checked from a reduced decode) the image decoded in full."""
 
     width: int
     height: int
     format: str
+    decoded: "Image.Image | None" = field(default=None, compare=False, repr=False)
 
 
 def check_image(data: bytes, max_pixels: int) -> CheckedImage:
@@ -198,7 +201,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
         image.load()
     except (OSError, ValueError, SyntaxError) as exc:
         raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
-    return CheckedImage(width, height, image.format)
+    return CheckedImage(width, height, image.format, None if image.format in ("JPEG", "MPO") else image)
 
 
 def preview_data_url(rgb: "np.ndarray") -> str:
@@ -264,8 +267,8 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | 
     photo: Any = data
     try:
         if checked.format not in BROWSER_FORMATS:
-            # Decoded once: the pipeline reads the same upright pixels the preview shows.
-            photo = load_image(data)[0]
+            # Decoded once, in the check: the pipeline reads the same upright pixels the preview shows.
+            photo = load_image(checked.decoded)[0]
             image["preview"] = preview_data_url(photo)
         result = read_photo(photo, rules=rules, context=context, winning_tile=winning_tile)
     except (PhotoError, DetectorError) as exc:  # unusable input or options; "no tiles"/"not winning" are results
