@@ -195,13 +195,14 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
         pass
     # A damaged or cut-off file must not reach the detector. JPEGs decode at 1/8 scale here
     # (cheap); other formats fully.
+    reduced = image.format in ("JPEG", "MPO")
     try:
-        if image.format in ("JPEG", "MPO"):
+        if reduced:
             image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
         image.load()
     except (OSError, ValueError, SyntaxError) as exc:
         raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
-    return CheckedImage(width, height, image.format, None if image.format in ("JPEG", "MPO") else image)
+    return CheckedImage(width, height, image.format, None if reduced else image)
 
 
 def preview_data_url(rgb: "np.ndarray") -> str:
