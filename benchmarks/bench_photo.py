@@ -2,12 +2,14 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
+        [--light warm]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
 table) with its true hand. Seeds are fresh (not the training seeds), and the tile art is one
 source (`--source`, by default one held out of detector training). `--tilt` turns each photo in
-its plane by up to that many degrees either way, as a phone held askew takes it.
+its plane by up to that many degrees either way, as a phone held askew takes it; `--light` lights
+every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both).
 
 Sets:
   * synthetic: faces from `--source`;
@@ -58,6 +60,10 @@ HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
 # what a user can take on trust.
 TRUST_LEVELS = (0.5, 0.9)
 CONTEXT_KEYS = ("self_drawn", "seat_wind", "round_wind")
+# Red, green and blue scaled as a light other than the renderer's (near neutral, +-25% between
+# channels) would: a tungsten lamp, a cold LED, a dim room (a little over one stop down), both.
+LIGHTS = {"warm": (1.12, 0.95, 0.62), "cool": (0.8, 1.0, 1.15), "dim": (0.45, 0.45, 0.45),
+          "dim-warm": (0.67, 0.57, 0.37)}
 
 
 @dataclass
@@ -112,15 +118,19 @@ class Trust:
         return f"{name}: readings by confidence, " + "; ".join(parts)
 
 
-def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0) -> list[Scene]:
+def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
+                  light: str | None = None) -> list[Scene]:
     """`count` hand photos; with `tilt`, each turned in its plane by an angle drawn evenly from
-    +-tilt degrees (a phone held askew), its labelled boxes turned with it."""
+    +-tilt degrees (a phone held askew), its labelled boxes turned with it; with `light`, each
+    lit so (LIGHTS)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
         if tilt:
             angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
             jpeg, meta = turned_photo(jpeg, meta, angle)
+        if light:
+            jpeg = lit_photo(jpeg, LIGHTS[light])
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -135,6 +145,13 @@ def turned_photo(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
             "tiles": [{**t, "box": list(box_through(matrix, t["box"]))} for t in meta["tiles"]],
             "groups": [{**g, "box": list(box_through(matrix, g["box"]))} for g in meta["groups"]]}
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
+
+
+def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float]) -> bytes:
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR) * np.asarray(rgb_factors[::-1])
+    return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
 def _complete(meta: dict) -> bool:
@@ -279,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json-out", type=Path, help="also write the numbers as JSON")
     parser.add_argument("--tilt", type=float, default=0.0,
                         help="turn each photo in its plane by up to this many degrees either way (a phone held askew)")
+    parser.add_argument("--light", choices=sorted(LIGHTS), help="light every photo so (default: as rendered)")
     args = parser.parse_args(argv)
 
     detector = None
@@ -294,13 +312,14 @@ def main(argv: list[str] | None = None) -> int:
     sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
-    report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "sets": {}}
+    report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light,
+                    "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
-        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt)
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name)

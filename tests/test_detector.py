@@ -516,6 +516,40 @@ def test_a_photo_with_the_pixels_can_be_read_again_at_the_other_size(rendered_sc
     assert again.other_size is None and [d.box for d in again.kept] != [d.box for d in found.kept]
 
 
+def test_face_gains_take_the_tile_faces_bright_pixels_to_white():
+    from vision.detector import FACE_WHITE, face_gains
+
+    photo = np.zeros((100, 200, 3), np.uint8)
+    photo[20:60, 30:60] = (200, 160, 100)  # a warm-lit face on a black table
+    tile = Detection((30.0, 20.0, 60.0, 60.0), "1m", 1.0)
+    assert face_gains(photo, [tile]) == pytest.approx(FACE_WHITE / np.array([200, 160, 100]))
+    # Boxes in a frame twice the decoded photo's size are scaled into it.
+    assert face_gains(photo, [Detection((60.0, 40.0, 120.0, 120.0), "1m", 1.0)], 0.5, 0.5) == pytest.approx(
+        FACE_WHITE / np.array([200, 160, 100]))
+    assert face_gains(photo, []) == pytest.approx(np.ones(3))
+
+
+@needs_model
+def test_a_photo_in_a_warm_light_can_be_read_again_from_the_same_boxes_balanced():
+    from vision.demo_cli import SAMPLE_IMAGE
+    from vision.detector import face_gains
+
+    detector = Detector(hand_photo=True)
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGB"), np.float32)
+    read = {d.box: d.code for d in detector.detect(sample)}
+    neutral = np.clip(sample * face_gains(sample, detector.detect(sample)), 0, 255)
+    assert detector.detect_set(neutral.astype(np.uint8)).in_balanced_light() is None  # faces as in training
+    warm = (neutral * (1.0, 0.8, 0.45)).astype(np.uint8)  # a tungsten lamp: blue 2.2 times down
+    found = detector.detect_set(warm)
+    again = found.in_balanced_light()
+    assert [d.box for d in again.kept + again.rejected] == [d.box for d in found.kept + found.rejected]
+
+    def as_in_the_sample(found):
+        return sum(any(abs(d.box[0] - box[0]) < 5 and d.code == code for box, code in read.items()) for d in found.kept)
+
+    assert as_in_the_sample(found) < as_in_the_sample(again) == len(read) == 14
+
+
 @needs_model
 @pytest.mark.parametrize("mode", ["L", "RGBA", "I;16"])
 def test_shipped_model_takes_unusual_image_modes(tmp_path, rendered_scenes, mode):

@@ -222,6 +222,39 @@ def test_a_hand_that_wins_is_not_read_again_at_the_other_size():
     assert result.error is None and not any("other input size" in w for w in result.warnings)
 
 
+def test_an_unsure_hand_in_a_warm_light_is_read_again_from_the_same_boxes_balanced():
+    row = hand_row(CONCEALED, "7z")
+    # Under the lamp the 8s reads 8p; with the colours balanced the classifier reads it surely.
+    warm = list(row)
+    warm[7] = replace(row[7], code="8p", confidence=0.9, alternatives=(("8p", 0.9), ("8s", 0.1)))
+    found = DetectionSet(tuple(warm), in_balanced_light=lambda: DetectionSet(tuple(row)))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.error is None and result.hand["concealed"] == CONCEALED and result.confidence == 1.0
+    assert any("colours balanced" in w for w in result.warnings)
+    # A photo whose faces are near white has no balanced reading: the unsure one stands.
+    near_white = read_photo(_blank_photo(), rules=RULES, detect=lambda _: replace(found, in_balanced_light=lambda: None))
+    assert near_white.confidence == pytest.approx(0.1) and not any("balanced" in w for w in near_white.warnings)
+
+
+def test_a_balanced_reading_less_sure_than_the_first_is_not_kept():
+    row = hand_row(CONCEALED, "7z")
+    unsure = list(row)
+    unsure[7] = replace(row[7], code="8p", confidence=0.85, alternatives=(("8p", 0.85), ("8s", 0.15)))
+    worse = list(row)
+    worse[7] = replace(row[7], code="8p", confidence=0.95, alternatives=(("8p", 0.95), ("8s", 0.05)))
+    found = DetectionSet(tuple(unsure), in_balanced_light=lambda: DetectionSet(tuple(worse)))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
+    assert result.confidence == pytest.approx(0.15) and not any("balanced" in w for w in result.warnings)
+
+
+def test_a_hand_read_surely_is_not_read_again_balanced():
+    def unwanted():
+        raise AssertionError("read again though the hand read surely")
+
+    found = DetectionSet(tuple(hand_row(CONCEALED, "7z")), in_balanced_light=unwanted)
+    assert read_photo(_blank_photo(), rules=RULES, detect=lambda _: found).confidence == 1.0
+
+
 def _kong_scene(kong_codes):
     concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
     tiles = hand_row(concealed, "9s")

@@ -62,8 +62,12 @@ class DetectionSet:
     out a kept box the classifier doubted (`vision.pipeline`). A hand that reads from neither may
     be read from `other_size`: the same photo read by the detector at its other input size
     (`vision.detector.FINE_SCALE`), on demand; None where the detector has no other size.
+    A hand that reads unsurely in a warm or dim light may be read from `in_balanced_light`: the
+    same boxes read by the crop classifier with the photo's colours balanced, on demand; it gives
+    None where the tile faces are near white already (`vision.detector.CAST`).
     """
 
     kept: tuple[Detection, ...]
     rejected: tuple[Detection, ...] = ()
     other_size: Callable[[], DetectionSet] | None = field(default=None, compare=False, repr=False)
+    in_balanced_light: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)

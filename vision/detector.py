@@ -16,7 +16,7 @@ import functools
 import io
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
 
@@ -56,6 +56,16 @@ FINE_SCALE = 1.5
 # 0.587 -> 0.658 / 0.500 -> 0.503 (training sources / held-out art), tables unchanged; the
 # p50 time over those 200 scenes rose 3.6% (the upright model reads its unsure tiles twice).
 HAND_TILES = 30
+# Under a warm lamp or in a dim room the classifiers misread tile faces: they were trained on
+# renders whose faces' bright pixels (FACE_PERCENTILE within the tile boxes) read FACE_WHITE at
+# the median (5-95% of 160 test photos 132-251, blue over red 0.74-1.24; the 20 real table
+# photos 180-246, 0.85-1.0). Where some channel of a photo's faces is CAST times off that, the
+# boxes can be read again with the channels scaled to it (`DetectionSet.in_balanced_light`;
+# vision.pipeline says when). The choice of 190-235 and 1.5-2.0 changed at most two of the
+# complete photos read exactly in each light of the pipeline's test (vision/pipeline.py).
+FACE_PERCENTILE = 90
+FACE_WHITE = 210.0
+CAST = 1.5
 
 ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
 
@@ -269,6 +279,20 @@ def box_through(matrix: "np.ndarray", box: Sequence[float]) -> tuple[float, floa
     return float(left), float(top), float(right), float(bottom)
 
 
+def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+               ky: float = 1.0) -> "np.ndarray":
+    """Per channel, the factor that takes the bright pixels of the tile faces (FACE_PERCENTILE
+    within the tile boxes, scaled by kx, ky into `rgb`) to FACE_WHITE; all 1 without tile boxes."""
+    import numpy as np
+
+    pixels = [rgb[max(0, round(y1 * ky)):round(y2 * ky), max(0, round(x1 * kx)):round(x2 * kx)].reshape(-1, 3)
+              for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
+    if sum(len(p) for p in pixels) == 0:
+        return np.ones(3)
+    bright = np.percentile(np.concatenate(pixels), FACE_PERCENTILE, axis=0)
+    return FACE_WHITE / np.maximum(bright, 1.0)
+
+
 def letterbox(rgb: "np.ndarray", size: int, stride: int | None = None) -> tuple["np.ndarray", Letterbox]:
     """Resize keeping aspect ratio and pad (see Letterbox.fit); returns a 1x3xHxW float32 tensor."""
     import cv2
@@ -467,7 +491,8 @@ class Detector:
 
     def detect_set(self, image: ImageInput) -> DetectionSet:
         """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them and,
-        for a photo with the pixels, its reading at the other input size on demand."""
+        for a photo with the pixels, its reading at the other input size on demand; and the same
+        boxes read again with the photo's colours balanced, on demand."""
         self._load()
         # The reduced JPEG decode keeps both sides at least the model's input size: a large 4:3
         # or 16:9 photo keeps nearly all the pixels a second look at FINE_SCALE can use.
@@ -475,16 +500,31 @@ class Detector:
         detections, fit = self._boxes_at(rgb, width, height, self.imgsz)
         upright = self.hand_photo or looks_like_a_hand(detections, fit)
         fine = round(self.imgsz * FINE_SCALE)
+        first, other = detections, None
         # Only a photo with the pixels is read larger: enlarging a 640 px one gained 640 px scenes
         # 0.01 mAP50 for twice the time.
-        if self.stride is None or max(width, height) < fine:
-            return self._checked(rgb, width, height, detections, upright)
-        if tiles_look_small(detections, fit):
-            found = self._checked(rgb, width, height, self._boxes_at(rgb, width, height, fine)[0], upright)
-            return replace(found, other_size=lambda: self._checked(rgb, width, height, detections, upright))
-        found = self._checked(rgb, width, height, detections, upright)
-        return replace(found, other_size=lambda: self._checked(
-            rgb, width, height, self._boxes_at(rgb, width, height, fine)[0], upright))
+        if self.stride is not None and max(width, height) >= fine:
+            if tiles_look_small(detections, fit):
+                first, other = self._boxes_at(rgb, width, height, fine)[0], lambda: detections
+            else:
+                other = lambda: self._boxes_at(rgb, width, height, fine)[0]  # noqa: E731
+        found = self._checked(rgb, width, height, first, upright)
+        return replace(
+            found,
+            other_size=None if other is None else lambda: self._checked(rgb, width, height, other(), upright),
+            in_balanced_light=lambda: self._in_balanced_light(rgb, width, height, first, found.kept, upright))
+
+    def _in_balanced_light(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
+                           kept: Sequence[Detection], upright: bool) -> DetectionSet | None:
+        """`detections` read by the crop classifier again from `rgb` with each channel scaled so
+        that the `kept` tiles' faces read white, where some channel is CAST times off; else None."""
+        import numpy as np
+
+        gains = face_gains(rgb, kept, rgb.shape[1] / width, rgb.shape[0] / height)
+        if self._classifier is None or np.abs(np.log(gains)).max() < np.log(CAST):
+            return None
+        balanced = np.clip(rgb * gains.astype(np.float32), 0, 255).astype(np.uint8)
+        return self._checked(balanced, width, height, detections, upright)
 
     def _checked(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
                  upright: bool) -> DetectionSet:
