@@ -64,7 +64,7 @@ class DetectionSet:
     (`vision.detector.FINE_SCALE`), on demand; None where the detector has no other size.
     A hand that reads unsurely in a warm or dim light may be read from `in_balanced_light`: the
     same boxes read by the crop classifier with the photo's colours balanced, on demand; it gives
-    None where the tile faces are near white already (`vision.detector.CAST`).
+    None where the tile faces are lit as the classifiers learnt them (`vision.detector.CAST`).
     """
 
     kept: tuple[Detection, ...]

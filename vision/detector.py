@@ -517,7 +517,8 @@ class Detector:
     def _in_balanced_light(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
                            kept: Sequence[Detection], upright: bool) -> DetectionSet | None:
         """`detections` read by the crop classifier again from `rgb` with each channel scaled so
-        that the `kept` tiles' faces read white, where some channel is CAST times off; else None."""
+        that the `kept` tiles' faces read FACE_WHITE, where some channel is CAST times off; else
+        None."""
         import numpy as np
 
         gains = face_gains(rgb, kept, rgb.shape[1] / width, rgb.shape[0] / height)

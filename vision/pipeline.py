@@ -43,9 +43,9 @@ SECOND_LOOKS = 4
 # tile are five copies, not a hand to mend.
 UNREAD_FACE = 0.03
 # A hand that does not read surely (no winning reading, or one below this confidence) in a photo
-# whose tile faces are far from white (vision.detector.CAST) is read again from the same boxes
-# with the photo's colours balanced, a crop classifier pass; the balanced reading is kept where it
-# wins more surely. The complete photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001;
+# whose tile faces are lit far from the classifiers' training renders (vision.detector.CAST) is
+# read again from the same boxes with the photo's colours balanced, a crop classifier pass; the
+# balanced reading is kept where it wins more surely. The complete photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001;
 # 76 held-out art, 44 real faces) read exactly, before -> after, as rendered 58 -> 58 and 24 ->
 # 24, lit warm 49 -> 52 and 21 -> 22, cool 51 -> 52 and 23 -> 23, dim 45 -> 49 and 22 -> 24, dim
 # and warm 47 -> 52 and 19 -> 21 (bench_photo.LIGHTS). Reading the balanced photo's boxes anew
