@@ -2,14 +2,15 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm]
+        [--light warm] [--blur 1.5]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
 table) with its true hand. Seeds are fresh (not the training seeds), and the tile art is one
 source (`--source`, by default one held out of detector training). `--tilt` turns each photo in
 its plane by up to that many degrees either way, as a phone held askew takes it; `--light` lights
-every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both).
+every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both); `--blur` blurs it
+(Gaussian, sigma in pixels: a photo out of focus).
 
 Sets:
   * synthetic: faces from `--source`;
@@ -119,18 +120,18 @@ class Trust:
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
-                  light: str | None = None) -> list[Scene]:
+                  light: str | None = None, blur: float = 0.0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each turned in its plane by an angle drawn evenly from
     +-tilt degrees (a phone held askew), its labelled boxes turned with it; with `light`, each
-    lit so (LIGHTS)."""
+    lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
         if tilt:
             angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
             jpeg, meta = turned_photo(jpeg, meta, angle)
-        if light:
-            jpeg = lit_photo(jpeg, LIGHTS[light])
+        if light or blur:
+            jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur)
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -147,10 +148,13 @@ def turned_photo(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
 
 
-def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float]) -> bytes:
+def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float = 0.0) -> bytes:
+    """The photo with its channels scaled by `rgb_factors` and blurred by a Gaussian of sigma `blur`."""
     import cv2
 
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR) * np.asarray(rgb_factors[::-1])
+    if blur:
+        image = cv2.GaussianBlur(image, (0, 0), blur)
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
@@ -297,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tilt", type=float, default=0.0,
                         help="turn each photo in its plane by up to this many degrees either way (a phone held askew)")
     parser.add_argument("--light", choices=sorted(LIGHTS), help="light every photo so (default: as rendered)")
+    parser.add_argument("--blur", type=float, default=0.0, help="blur every photo by a Gaussian of this sigma, pixels")
     args = parser.parse_args(argv)
 
     detector = None
@@ -312,14 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
-    report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light,
+    report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
                     "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
-        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light)
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name)

@@ -6,6 +6,7 @@ import io
 import json
 import struct
 import zlib
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -548,6 +549,47 @@ def test_a_photo_in_a_warm_light_can_be_read_again_from_the_same_boxes_balanced(
         return sum(any(abs(d.box[0] - box[0]) < 5 and d.code == code for box, code in read.items()) for d in found.kept)
 
     assert as_in_the_sample(found) < as_in_the_sample(again) == len(read) == 14
+
+
+def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
+    import cv2
+
+    from vision.detector import BLURRED, sharpened, tile_sharpness
+
+    rng = np.random.default_rng(5)
+    photo = np.zeros((200, 400, 3), np.uint8)
+    tiles = []
+    for k in range(5):  # tiles with crisp strokes on a dark table
+        x = 20 + 75 * k
+        photo[40:140, x:x + 60] = 230
+        for _ in range(6):
+            y0, x0 = rng.integers(50, 125), rng.integers(x + 5, x + 45)
+            photo[y0:y0 + 4, x0:x0 + 12] = 30
+        tiles.append(Detection((float(x), 40.0, x + 60.0, 140.0), "1m", 1.0))
+    blurred = cv2.GaussianBlur(photo, (0, 0), 6.0)
+    assert tile_sharpness(photo, tiles) >= BLURRED > tile_sharpness(blurred, tiles)
+    assert tile_sharpness(sharpened(blurred), tiles) > tile_sharpness(blurred, tiles)
+    # Boxes in a frame twice the photo's size are scaled into it; no tile boxes: nothing blurred.
+    doubled = [replace(d, box=tuple(2 * v for v in d.box)) for d in tiles]
+    assert tile_sharpness(photo, doubled, 0.5, 0.5) == pytest.approx(tile_sharpness(photo, tiles))
+    assert tile_sharpness(photo, []) == float("inf")
+
+
+@needs_model
+def test_a_blurred_photo_can_be_read_again_sharpened():
+    import cv2
+
+    from vision.demo_cli import SAMPLE_IMAGE
+
+    detector = Detector(hand_photo=True)
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGB"))
+    assert detector.detect_set(sample).sharpened() is None  # its tiles look sharp
+    blurred = cv2.GaussianBlur(sample, (0, 0), 5.0)
+    found = detector.detect_set(blurred)
+    again = found.sharpened()
+    assert again is not None and again.kept and all(d.box[2] <= 1280 and d.box[3] <= 960 for d in again.kept)
+    # Read anew at one size, with no further copies of its own.
+    assert (again.other_size, again.in_balanced_light, again.sharpened) == (None, None, None)
 
 
 @needs_model

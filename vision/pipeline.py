@@ -42,15 +42,23 @@ SECOND_LOOKS = 4
 # surely (vision.reader.UNCERTAIN_BELOW or more) keep their faces: five surely read copies of a
 # tile are five copies, not a hand to mend.
 UNREAD_FACE = 0.03
-# A hand that does not read surely (no winning reading, or one below this confidence) in a photo
-# whose tile faces are lit far from the classifiers' training renders (vision.detector.CAST) is
-# read again from the same boxes with the photo's colours balanced, a crop classifier pass; the
-# balanced reading is kept where it wins more surely. The complete photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001;
-# 76 held-out art, 44 real faces) read exactly, before -> after, as rendered 58 -> 58 and 24 ->
-# 24, lit warm 49 -> 52 and 21 -> 22, cool 51 -> 52 and 23 -> 23, dim 45 -> 49 and 22 -> 24, dim
-# and warm 47 -> 52 and 19 -> 21 (bench_photo.LIGHTS). Reading the balanced photo's boxes anew
-# with the detector where that still failed read none more; ignoring the detector's codes in the
-# balanced reading (classifier alone), 4 fewer.
+# A hand that does not read surely (no winning reading, or one below UNSURE_BELOW confidence) is
+# read again from a changed copy of the photo where one would help, and the new reading kept
+# where it wins more surely:
+#  * tile faces lit far from the classifiers' training renders (vision.detector.CAST): the same
+#    boxes read again with the photo's colours balanced, a crop classifier pass. The complete
+#    photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001; 76 held-out art, 44 real
+#    faces) read exactly, before -> after, as rendered 58 -> 58 and 24 -> 24, lit warm 49 -> 52
+#    and 21 -> 22, cool 51 -> 52 and 23 -> 23, dim 45 -> 49 and 22 -> 24, dim and warm 47 -> 52
+#    and 19 -> 21 (bench_photo.LIGHTS). Reading the balanced photo's boxes anew with the detector
+#    where that still failed read none more; ignoring the detector's codes in the balanced
+#    reading (classifier alone), 4 fewer.
+#  * tiles blurred (vision.detector.BLURRED): the photo read anew sharpened, a detector pass. The
+#    same photos, as rendered, blurred (Gaussian, sigma 1.5 / 2.5 px) and shaken (9 px), read 58,
+#    45 / 22, 14 -> 58, 49 / 37, 14 (held-out art) and 24, 21 / 15, 10 -> 24, 20 / 17, 10 (real
+#    faces). Sharpened more gently (amount 1, sigma 1.5), 58, 48 / 31, 14 and 24, 21 / 16, 11;
+#    read again sharpened whatever the first reading's confidence, 58, 52 / 40, 14 and 24, 19 /
+#    17, 10, at a detector pass more for one sharp photo in eight.
 UNSURE_BELOW = 0.2
 # A phone held askew turns the rows: the detector's upright boxes then take in parts of the
 # neighbours and the classifiers see tilted faces. A hand that no reading makes win, whose rows
@@ -183,8 +191,9 @@ def read_photo(
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     found = _run_detector(image, detect)
     result = _read_found(found, request)
-    if found.in_balanced_light is not None and (_failed(result) or result.confidence < UNSURE_BELOW):
-        result = _read_in_balanced_light(found, request, result)
+    result = _read_again(found.in_balanced_light, request, result, "the tile faces were far from white (a warm or "
+                         "dim light): read with the photo's colours balanced")
+    result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened")
     if turn_level and _failed(result):
         tilt = row_tilt(found.kept)
         if abs(tilt) >= MIN_TILT:
@@ -216,17 +225,19 @@ def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> N
                 break
 
 
-def _read_in_balanced_light(found: DetectionSet, request: ReadingRequest, first: PhotoResult) -> PhotoResult:
-    """The reading of `found`'s boxes with the photo's colours balanced if the photo needs it and
-    that reading wins more surely than `first`; else `first`."""
-    balanced = found.in_balanced_light()
-    if balanced is None:
+def _read_again(changed: Callable[[], DetectionSet | None] | None, request: ReadingRequest, first: PhotoResult,
+                warning: str) -> PhotoResult:
+    """`first` if it reads surely (UNSURE_BELOW) or the photo needs no `changed` reading (None
+    given or returned); else the changed reading, with `warning`, if it wins more surely."""
+    if changed is None or not (_failed(first) or first.confidence < UNSURE_BELOW):
         return first
-    result = _read_found(balanced, request)
+    found = changed()
+    if found is None:
+        return first
+    result = _read_found(found, request)
     if _failed(result) or (not _failed(first) and result.confidence <= first.confidence):
         return first
-    result.warnings.append("the tile faces were far from white (a warm or dim light): read with the photo's "
-                           "colours balanced")
+    result.warnings.append(warning)
     return result
 
 
