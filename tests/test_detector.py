@@ -566,7 +566,7 @@ def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
             y0, x0 = rng.integers(50, 125), rng.integers(x + 5, x + 45)
             photo[y0:y0 + 4, x0:x0 + 12] = 30
         tiles.append(Detection((float(x), 40.0, x + 60.0, 140.0), "1m", 1.0))
-    blurred = cv2.GaussianBlur(photo, (0, 0), 6.0)
+    blurred = cv2.GaussianBlur(photo, (0, 0), 10.0)  # far: the tiles' own edges stay the longest
     assert tile_sharpness(photo, tiles) >= BLURRED > tile_sharpness(blurred, tiles)
     assert tile_sharpness(sharpened(blurred), tiles) > tile_sharpness(blurred, tiles)
     # Boxes in a frame twice the photo's size are scaled into it; no tile boxes: nothing blurred.

@@ -55,7 +55,7 @@ UNREAD_FACE = 0.03
 #    reading (classifier alone), 4 fewer.
 #  * tiles blurred (vision.detector.BLURRED): the photo read anew sharpened, a detector pass. The
 #    same photos, as rendered, blurred (Gaussian, sigma 1.5 / 2.5 px) and shaken (9 px), read 58,
-#    45 / 22, 14 -> 58, 49 / 37, 14 (held-out art) and 24, 21 / 15, 10 -> 24, 20 / 17, 10 (real
+#    45 / 22, 14 -> 58, 48 / 36, 14 (held-out art) and 24, 21 / 15, 10 -> 24, 20 / 17, 10 (real
 #    faces). Sharpened more gently (amount 1, sigma 1.5), 58, 48 / 31, 14 and 24, 21 / 16, 11;
 #    read again sharpened whatever the first reading's confidence, 58, 52 / 40, 14 and 24, 19 /
 #    17, 10, at a detector pass more for one sharp photo in eight.
