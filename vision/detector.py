@@ -75,6 +75,7 @@ CAST = 1.5
 # 2 more of the test photos of vision.pipeline's count read exactly, but 4 of bench_photo's first
 # 100 were read twice that are read once at 0.015 (none of them), too many for the latency target.
 BLURRED = 0.015
+SHARPNESS_TILES = 8
 SHARPEN_AMOUNT = 2.0
 SHARPEN_SIGMA = 2.0
 
@@ -296,7 +297,8 @@ def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1
     within the tile boxes, scaled by kx, ky into `rgb`) to FACE_WHITE; all 1 without tile boxes."""
     import numpy as np
 
-    pixels = [rgb[max(0, round(y1 * ky)):round(y2 * ky), max(0, round(x1 * kx)):round(x2 * kx)].reshape(-1, 3)
+    # Every other pixel each way: the percentile reads the same for a quarter of the work.
+    pixels = [rgb[max(0, round(y1 * ky)):round(y2 * ky):2, max(0, round(x1 * kx)):round(x2 * kx):2].reshape(-1, 3)
               for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
     if sum(len(p) for p in pixels) == 0:
         return np.ones(3)
@@ -306,19 +308,20 @@ def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1
 
 def tile_sharpness(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0, ky: float = 1.0) -> float:
     """How sharp the tile boxes' crops are (see BLURRED), the boxes scaled by kx, ky into `rgb`;
-    infinite without tile boxes (nothing blurred to see)."""
+    infinite without tile boxes (nothing blurred to see). At most SHARPNESS_TILES boxes, spread
+    over them, are looked at: it runs for most photos, and their median reads near the same."""
     import cv2
     import numpy as np
 
-    from vision.classifier import preprocess
+    from vision.classifier import CROP_SCALE, INPUT_SIZE, crop_box
 
     boxes = [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
     if not boxes:
         return float("inf")
     ratios = []
-    for crop in preprocess(rgb, boxes).transpose(0, 2, 3, 1):
-        grey = cv2.cvtColor(crop, cv2.COLOR_RGB2GRAY).astype(np.float32)
-        ratios.append(cv2.Laplacian(grey, cv2.CV_32F).var() / (grey.var() + 1e-3))
+    for box in boxes[::-(-len(boxes) // SHARPNESS_TILES)]:
+        crop = cv2.cvtColor(crop_box(rgb, box, CROP_SCALE, INPUT_SIZE), cv2.COLOR_RGB2GRAY).astype(np.float32)
+        ratios.append(cv2.Laplacian(crop, cv2.CV_32F).var() / (crop.var() + 1e-3))
     return float(np.median(ratios))
 
 
