@@ -72,8 +72,8 @@ CAST = 1.5
 # 0.136 / 0.758 (5% / 50% / 95%), blurred by 1.5 px 0.006 / 0.020 / 0.083. Where it is under
 # BLURRED, the photo can be read again sharpened (SHARPEN_AMOUNT times itself less its Gaussian
 # blur of SHARPEN_SIGMA px added; `DetectionSet.sharpened`; vision.pipeline says when). At 0.03,
-# 2 more of the test photos of vision.pipeline's count read exactly, but 4 of bench_photo's first
-# 100 were read twice that are read once at 0.015 (none of them), too many for the latency target.
+# two more of the photos counted in vision.pipeline read exactly, but 4 more of bench_photo's
+# first 100 were read twice (a detector pass each): too many for the latency target.
 BLURRED = 0.015
 SHARPNESS_TILES = 8
 SHARPEN_AMOUNT = 2.0
@@ -298,8 +298,8 @@ def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1
     import numpy as np
 
     # Every other pixel each way: the percentile reads the same for a quarter of the work.
-    pixels = [rgb[max(0, round(y1 * ky)):round(y2 * ky):2, max(0, round(x1 * kx)):round(x2 * kx):2].reshape(-1, 3)
-              for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
+    pixels = [rgb[max(0, round(y1)):round(y2):2, max(0, round(x1)):round(x2):2].reshape(-1, 3)
+              for x1, y1, x2, y2 in _tile_boxes(detections, kx, ky)]
     if sum(len(p) for p in pixels) == 0:
         return np.ones(3)
     bright = np.percentile(np.concatenate(pixels), FACE_PERCENTILE, axis=0)
@@ -315,7 +315,7 @@ def tile_sharpness(rgb: "np.ndarray", detections: Sequence[Detection], kx: float
 
     from vision.classifier import CROP_SCALE, INPUT_SIZE, crop_box
 
-    boxes = [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
+    boxes = _tile_boxes(detections, kx, ky)
     if not boxes:
         return float("inf")
     ratios = []
@@ -323,6 +323,10 @@ def tile_sharpness(rgb: "np.ndarray", detections: Sequence[Detection], kx: float
         crop = cv2.cvtColor(crop_box(rgb, box, CROP_SCALE, INPUT_SIZE), cv2.COLOR_RGB2GRAY).astype(np.float32)
         ratios.append(cv2.Laplacian(crop, cv2.CV_32F).var() / (crop.var() + 1e-3))
     return float(np.median(ratios))
+
+
+def _tile_boxes(detections: Sequence[Detection], kx: float, ky: float) -> list[tuple[float, float, float, float]]:
+    return [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
 
 
 def sharpened(rgb: "np.ndarray") -> "np.ndarray":
