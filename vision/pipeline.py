@@ -48,7 +48,7 @@ UNREAD_FACE = 0.03
 #  * tile faces lit far from the classifiers' training renders (vision.detector.CAST): the same
 #    boxes read again with the photo's colours balanced, a crop classifier pass. The complete
 #    photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001; 76 held-out art, 44 real
-#    faces) read exactly, before -> after, as rendered 58 -> 58 and 24 -> 24, lit warm 49 -> 52
+#    faces) read exactly, before -> after, as rendered 58 -> 58 and 24 -> 24, lit warm 49 -> 51
 #    and 21 -> 22, cool 51 -> 52 and 23 -> 23, dim 45 -> 49 and 22 -> 24, dim and warm 47 -> 52
 #    and 19 -> 21 (bench_photo.LIGHTS). Reading the balanced photo's boxes anew with the detector
 #    where that still failed read none more; ignoring the detector's codes in the balanced
