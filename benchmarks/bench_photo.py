@@ -2,7 +2,7 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm] [--blur 1.5]
+        [--light warm] [--blur 1.5] [--shake 9]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -10,7 +10,8 @@ table) with its true hand. Seeds are fresh (not the training seeds), and the til
 source (`--source`, by default one held out of detector training). `--tilt` turns each photo in
 its plane by up to that many degrees either way, as a phone held askew takes it; `--light` lights
 every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both); `--blur` blurs it
-(Gaussian, sigma in pixels: a photo out of focus).
+(Gaussian, sigma in pixels: a photo out of focus); `--shake` smears it along a line that many
+pixels long, in a direction drawn at random for each photo (the phone moved during the exposure).
 
 Sets:
   * synthetic: faces from `--source`;
@@ -120,18 +121,20 @@ class Trust:
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
-                  light: str | None = None, blur: float = 0.0) -> list[Scene]:
+                  light: str | None = None, blur: float = 0.0, shake: int = 0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each turned in its plane by an angle drawn evenly from
     +-tilt degrees (a phone held askew), its labelled boxes turned with it; with `light`, each
-    lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels)."""
+    lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
+    `shake`, each smeared along a line of that many pixels in a direction drawn evenly."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
         if tilt:
             angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
             jpeg, meta = turned_photo(jpeg, meta, angle)
-        if light or blur:
-            jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur)
+        if light or blur or shake:
+            direction = float(np.random.default_rng([seed, index, 2]).uniform(0, 180))
+            jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -148,13 +151,19 @@ def turned_photo(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
 
 
-def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float = 0.0) -> bytes:
-    """The photo with its channels scaled by `rgb_factors` and blurred by a Gaussian of sigma `blur`."""
+def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float = 0.0,
+              shake: tuple[int, float] = (0, 0.0)) -> bytes:
+    """The photo with its channels scaled by `rgb_factors`, blurred by a Gaussian of sigma `blur`
+    and smeared by `shake` (pixels long, degrees anticlockwise)."""
     import cv2
+
+    from vision.detector import smear_kernel
 
     image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR) * np.asarray(rgb_factors[::-1])
     if blur:
         image = cv2.GaussianBlur(image, (0, 0), blur)
+    if shake[0]:
+        image = cv2.filter2D(image, -1, smear_kernel(*shake))
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
@@ -302,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="turn each photo in its plane by up to this many degrees either way (a phone held askew)")
     parser.add_argument("--light", choices=sorted(LIGHTS), help="light every photo so (default: as rendered)")
     parser.add_argument("--blur", type=float, default=0.0, help="blur every photo by a Gaussian of this sigma, pixels")
+    parser.add_argument("--shake", type=int, default=0,
+                        help="smear every photo along a line this many pixels long, in a random direction")
     args = parser.parse_args(argv)
 
     detector = None
@@ -318,13 +329,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "sets": {}}
+                    "shake": args.shake, "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
-        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur)
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name)

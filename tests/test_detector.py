@@ -575,6 +575,55 @@ def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
     assert tile_sharpness(photo, []) == float("inf")
 
 
+def test_shake_is_found_in_the_cepstrum_and_undone():
+    import cv2
+
+    from vision.detector import shake, smear_kernel, unshaken
+
+    rng = np.random.default_rng(8)
+    photo = np.full((400, 640, 3), 40, np.uint8)
+    tiles = []
+    for k in range(8):  # tiles with crisp strokes on a dark table
+        x = 16 + 78 * k
+        photo[120:280, x:x + 70] = 230
+        for _ in range(12):
+            y0, x0 = rng.integers(130, 260), rng.integers(x + 4, x + 56)
+            photo[y0:y0 + rng.integers(2, 9), x0:x0 + rng.integers(2, 12)] = rng.integers(0, 120, 3)
+        tiles.append(Detection((float(x), 120.0, x + 70.0, 280.0), "1m", 1.0))
+    shaken = cv2.filter2D(photo, -1, smear_kernel(13, 30.0), borderType=cv2.BORDER_REFLECT)
+    length, angle = shake(shaken, tiles)
+    assert abs(length - 13) <= 1 and abs(angle - 30.0) <= 6
+    assert shake(photo, tiles) is None  # as taken: no clear smear
+    faces = (slice(120, 280), slice(16, 16 + 78 * 8))
+    error = lambda image: np.abs(image[faces].astype(float) - photo[faces]).mean()  # noqa: E731
+    assert error(unshaken(shaken, length, angle)) < 0.8 * error(shaken)
+    assert unshaken(shaken, length, angle).shape == shaken.shape
+    assert shake(shaken, []) is None  # no tile boxes: nothing to look at
+
+
+@needs_model
+def test_a_shaken_photo_can_be_read_again_unshaken():
+    import cv2
+
+    from vision.demo_cli import SAMPLE_IMAGE
+    from vision.detector import smear_kernel
+
+    detector = Detector(hand_photo=True)
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGB"))
+    read = {d.box: d.code for d in detector.detect(sample)}
+    assert detector.detect_set(sample).unshaken() is None  # no shake
+    found = detector.detect_set(cv2.filter2D(sample, -1, smear_kernel(21, 100.0)))
+    again = found.unshaken()
+    # The same boxes, read by the classifier alone, with no further copies of their own.
+    assert sorted(d.box for d in again.kept + again.rejected) == sorted(d.box for d in found.kept + found.rejected)
+    assert (again.other_size, again.in_balanced_light, again.unshaken, again.sharpened) == (None,) * 4
+
+    def as_in_the_sample(found):
+        return sum(any(abs(d.box[0] - box[0]) < 5 and d.code == code for box, code in read.items()) for d in found.kept)
+
+    assert as_in_the_sample(found) + 3 <= as_in_the_sample(again) <= len(read) == 14
+
+
 @needs_model
 def test_a_blurred_photo_can_be_read_again_sharpened():
     import cv2
@@ -589,7 +638,7 @@ def test_a_blurred_photo_can_be_read_again_sharpened():
     again = found.sharpened()
     assert again is not None and again.kept and all(d.box[2] <= 1280 and d.box[3] <= 960 for d in again.kept)
     # Read anew at one size, with no further copies of its own.
-    assert (again.other_size, again.in_balanced_light, again.sharpened) == (None, None, None)
+    assert (again.other_size, again.in_balanced_light, again.unshaken, again.sharpened) == (None,) * 4
 
 
 @needs_model

@@ -222,7 +222,8 @@ def test_a_hand_that_wins_is_not_read_again_at_the_other_size():
     assert result.error is None and not any("other input size" in w for w in result.warnings)
 
 
-CHANGED_COPIES = [("in_balanced_light", "colours balanced"), ("sharpened", "photo sharpened")]
+CHANGED_COPIES = [("in_balanced_light", "colours balanced"), ("unshaken", "shake undone"),
+                  ("sharpened", "photo sharpened")]
 
 
 @pytest.mark.parametrize("changed, warning", CHANGED_COPIES)

@@ -65,12 +65,16 @@ class DetectionSet:
     A hand that reads unsurely in a warm or dim light may be read from `in_balanced_light`: the
     same boxes read by the crop classifier with the photo's colours balanced, on demand; it gives
     None where the tile faces are lit as the classifiers learnt them (`vision.detector.CAST`).
-    One in a blurred photo may be read from `sharpened`: the photo sharpened and read anew, on
-    demand; None where the tiles look sharp (`vision.detector.BLURRED`).
+    One in a shaken photo may be read from `unshaken`: the same boxes read by the crop classifier
+    with the shake undone, on demand; None where the tiles' part shows no clear shake
+    (`vision.detector.SHAKE_CLEAR`). One in a blurred photo may be read from `sharpened`: the
+    photo sharpened and read anew, on demand; None where the tiles look sharp
+    (`vision.detector.BLURRED`).
     """
 
     kept: tuple[Detection, ...]
     rejected: tuple[Detection, ...] = ()
     other_size: Callable[[], DetectionSet] | None = field(default=None, compare=False, repr=False)
     in_balanced_light: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
+    unshaken: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
     sharpened: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)

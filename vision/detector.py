@@ -80,6 +80,28 @@ BLURRED = 0.015
 SHARPNESS_TILES = 8
 SHARPEN_AMOUNT = 2.0
 SHARPEN_SIGMA = 2.0
+# A phone that moves while the shutter is open smears every point along a short line (shake).
+# The smear's spectrum has evenly spaced zeros, which the cepstrum (the inverse transform of the
+# log spectrum) of the middle SHAKE_WINDOW px square of the tiles' part of the photo shows as its
+# deepest dip, on the ring of SHAKE_RADII px, at the smear's length and direction. Sharp and
+# focus-blurred photos show a dip too, anywhere, but seldom SHAKE_CLEAR times as deep as any
+# SHAKE_APART degrees or more away from it. Where the dip is that clear and lies SHAKE_MIN px out
+# or more, the tile boxes can be read again with that smear undone (a Wiener filter assuming
+# WIENER_NOISE of noise to signal; `DetectionSet.unshaken`; vision.pipeline says when). In the
+# 120 complete photos of bench_photo's first 100 / 60, shaken by 7 / 9 / 13 px in random
+# directions, it finds a shake in 83% / 90% / 91%, within a pixel and 10 degrees in 82% / 90% /
+# 90%; as rendered it finds one in 12% (the renderer shakes some), blurred by 2.5 px in 2%. The
+# real sample photo shows none as it is, and the shake of 7-21 px given it. A tile-sharpness gate
+# (as BLURRED) misses shake in sharp photos: strokes across the smear stay sharp, and the sample
+# shaken by 15 px reads 0.33. A window of 512 px found a little more (7 / 9 / 13 px: 92% / 97% /
+# 98%) for twice the time, which unsure hands pay (about 4.5 against 2.2 ms).
+SHAKE_RADII = range(4, 25)
+SHAKE_CLEAR = 1.6
+SHAKE_APART = 30
+SHAKE_MIN = 7
+SHAKE_WINDOW = 256
+JPEG_BLOCK = 8
+WIENER_NOISE = 0.01
 
 ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
 
@@ -341,6 +363,82 @@ def sharpened(rgb: "np.ndarray") -> "np.ndarray":
     return np.clip(image + SHARPEN_AMOUNT * detail, 0, 255).astype(np.uint8)
 
 
+def shake(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+          ky: float = 1.0) -> tuple[int, float] | None:
+    """The length (px) and direction (degrees anticlockwise from the x axis) of the smear that
+    the cepstrum of the tile boxes' part of `rgb` shows clearly (see SHAKE_CLEAR), the boxes
+    scaled by kx, ky into it; None where it shows none, or there are no tile boxes."""
+    import cv2
+    import numpy as np
+
+    boxes = _tile_boxes(detections, kx, ky)
+    if not boxes:
+        return None
+    height, width = rgb.shape[:2]
+    left, top = max(0, round(min(b[0] for b in boxes))), max(0, round(min(b[1] for b in boxes)))
+    right, bottom = min(width, round(max(b[2] for b in boxes))), min(height, round(max(b[3] for b in boxes)))
+    x0, y0 = max(left, (left + right - SHAKE_WINDOW) // 2), max(top, (top + bottom - SHAKE_WINDOW) // 2)
+    part = cv2.cvtColor(rgb[y0:min(bottom, y0 + SHAKE_WINDOW), x0:min(right, x0 + SHAKE_WINDOW)],
+                        cv2.COLOR_RGB2GRAY).astype(np.float32)
+    if min(part.shape) <= 2 * SHAKE_RADII[-1]:
+        return None
+    # A window against the part's edges, whose jumps would add zeros of their own.
+    part = (part - part.mean()) * cv2.createHanningWindow(part.shape[::-1], cv2.CV_32F)
+    # The log spectrum of a real image is real and even: the half-plane transforms give it all.
+    cepstrum = np.fft.fftshift(np.fft.irfft2(np.log1p(np.abs(np.fft.rfft2(part))), s=part.shape)).astype(np.float32)
+    step = 3
+    degrees = np.arange(0, 180, step)
+    radii = np.asarray(SHAKE_RADII)
+    cy, cx = cepstrum.shape[0] // 2, cepstrum.shape[1] // 2
+    ring = cv2.remap(cepstrum, (cx + np.outer(np.cos(np.deg2rad(degrees)), radii)).astype(np.float32),
+                     (cy - np.outer(np.sin(np.deg2rad(degrees)), radii)).astype(np.float32), cv2.INTER_LINEAR)
+    # JPEG's 8 px blocks leave dips of their own along the rows and columns, at 8 px and its
+    # multiples: 19 of the 120 test photos as rendered (512 px window) had their clearest there.
+    ring[np.ix_(degrees % 90 == 0, radii % JPEG_BLOCK == 0)] = np.inf
+    a, r = np.unravel_index(np.argmin(ring), ring.shape)
+    turns = np.abs(np.arange(len(degrees)) - a)
+    apart = np.minimum(turns, len(degrees) - turns) >= SHAKE_APART // step
+    if ring[a, r] >= 0 or ring[a, r] > SHAKE_CLEAR * ring[apart].min():
+        return None
+    return int(radii[r]), float(degrees[a])
+
+
+def smear_kernel(length: int, angle: float) -> "np.ndarray":
+    """A line `length` px long at `angle` degrees (anticlockwise) through the middle of an odd
+    square, summing to 1: how shake spreads one point."""
+    import cv2
+    import numpy as np
+
+    size = length | 1
+    kernel = np.zeros((size, size), np.float32)
+    kernel[size // 2, (size - length) // 2:(size + length) // 2] = 1.0
+    turn = cv2.getRotationMatrix2D(((size - 1) / 2, (size - 1) / 2), angle, 1.0)
+    kernel = cv2.warpAffine(kernel, turn, (size, size))
+    return kernel / kernel.sum()
+
+
+def unshaken(rgb: "np.ndarray", length: int, angle: float) -> "np.ndarray":
+    """`rgb` with a shake of `length` px at `angle` degrees undone (a Wiener filter)."""
+    import cv2
+    import numpy as np
+
+    kernel = smear_kernel(length, angle)
+    size = kernel.shape[0]
+    # Mirrored borders: the filter treats the image as periodic, and its edges would ring. They
+    # run on to sizes the transform takes quickly (half the time of the sizes as they come).
+    height, width = rgb.shape[:2]
+    h, w = cv2.getOptimalDFTSize(height + 4 * size), cv2.getOptimalDFTSize(width + 4 * size)
+    padded = cv2.copyMakeBorder(rgb, 2 * size, h - height - 2 * size, 2 * size, w - width - 2 * size,
+                                cv2.BORDER_REFLECT).astype(np.float32)
+    spread = np.fft.rfft2(kernel, s=(h, w))
+    # The kernel's centre, not its corner, stays in place.
+    spread *= np.exp(2j * np.pi * (size // 2) * (np.fft.fftfreq(h)[:, None] + np.fft.rfftfreq(w)[None, :]))
+    inverse = np.conj(spread) / (np.abs(spread) ** 2 + WIENER_NOISE)
+    channels = [np.fft.irfft2(np.fft.rfft2(padded[:, :, c]) * inverse, s=(h, w)) for c in range(3)]
+    restored = np.stack(channels, axis=-1)[2 * size:2 * size + height, 2 * size:2 * size + width]
+    return np.clip(restored, 0, 255).astype(np.uint8)
+
+
 def letterbox(rgb: "np.ndarray", size: int, stride: int | None = None) -> tuple["np.ndarray", Letterbox]:
     """Resize keeping aspect ratio and pad (see Letterbox.fit); returns a 1x3xHxW float32 tensor."""
     import cv2
@@ -540,7 +638,7 @@ class Detector:
     def detect_set(self, image: ImageInput) -> DetectionSet:
         """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them and
         readings of the photo changed, on demand: at the other input size (for a photo with the
-        pixels), with its colours balanced, sharpened (see DetectionSet)."""
+        pixels), with its colours balanced, with its shake undone, sharpened (see DetectionSet)."""
         self._load()
         # The reduced JPEG decode keeps both sides at least the model's input size: a large 4:3
         # or 16:9 photo keeps nearly all the pixels a second look at FINE_SCALE can use.
@@ -549,8 +647,8 @@ class Detector:
 
     def _found_in(self, rgb: "np.ndarray", width: int, height: int, read_again: bool) -> DetectionSet:
         """The checked boxes of `rgb`, decoded from a `width` x `height` photo; `read_again`:
-        with the readings of the photo at the other input size, in balanced light and sharpened
-        on demand."""
+        with the readings of the photo at the other input size, in balanced light, unshaken and
+        sharpened on demand."""
         detections, fit = self._boxes_at(rgb, width, height, self.imgsz)
         upright = self.hand_photo or looks_like_a_hand(detections, fit)
         fine = round(self.imgsz * FINE_SCALE)
@@ -569,7 +667,26 @@ class Detector:
             found,
             other_size=None if other is None else lambda: self._checked(rgb, width, height, other(), upright),
             in_balanced_light=lambda: self._in_balanced_light(rgb, width, height, first, found.kept, upright),
+            unshaken=lambda: self._unshaken(rgb, width, height, first, found.kept, upright),
             sharpened=lambda: self._sharpened(rgb, width, height, found.kept))
+
+    def _unshaken(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
+                  kept: Sequence[Detection], upright: bool) -> DetectionSet | None:
+        """`detections` read by the crop classifier again from `rgb` with the shake that the
+        `kept` tiles' part shows undone, where it shows one of SHAKE_MIN px or more; else None."""
+        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+        smear = shake(rgb, kept, kx, ky)
+        if smear is None or smear[0] < SHAKE_MIN:
+            return None
+        # Only the crops are read again: the filter runs on the part of the photo they lie in.
+        boxes = _tile_boxes(detections, kx, ky)
+        margin = 2 * smear[0] + max(max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
+        left, top = max(0, int(min(b[0] for b in boxes) - margin)), max(0, int(min(b[1] for b in boxes) - margin))
+        right = min(rgb.shape[1], int(max(b[2] for b in boxes) + margin))
+        bottom = min(rgb.shape[0], int(max(b[3] for b in boxes) + margin))
+        restored = rgb.copy()
+        restored[top:bottom, left:right] = unshaken(rgb[top:bottom, left:right], *smear)
+        return self._checked(restored, width, height, detections, upright)
 
     def _sharpened(self, rgb: "np.ndarray", width: int, height: int, kept: Sequence[Detection]) -> DetectionSet | None:
         """The photo read anew (at one input size) sharpened, where the `kept` tiles look blurred

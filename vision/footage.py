@@ -222,13 +222,14 @@ def read_frame(frame, settings: FootageSettings, time: float) -> Reading:
 
 
 def _one_size(rgb) -> DetectionSet:
-    """The shipped detector's boxes without a reading at its other input size, in balanced light
-    or sharpened: a frame whose hand does not read is one of many (the hand must read alike on
+    """The shipped detector's boxes without a reading at its other input size, in balanced light,
+    unshaken or sharpened: a frame whose hand does not read is one of many (the hand must read alike on
     `stable_samples` of them), and a second pass on each such frame cost a quarter of the
     throughput (7.2x against 5.5x real time)."""
     from vision.detector import detect_set
 
-    return replace(detect_set(rgb, hand_photo=True), other_size=None, in_balanced_light=None, sharpened=None)
+    return replace(detect_set(rgb, hand_photo=True), other_size=None, in_balanced_light=None, unshaken=None,
+                   sharpened=None)
 
 
 def _save_annotated(frames_dir: Path, video: str, reading: Reading) -> str:

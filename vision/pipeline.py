@@ -59,6 +59,13 @@ UNREAD_FACE = 0.03
 #    faces). Sharpened more gently (amount 1, sigma 1.5), 58, 48 / 31, 14 and 24, 21 / 16, 11;
 #    read again sharpened whatever the first reading's confidence, 58, 52 / 40, 14 and 24, 19 /
 #    17, 10, at a detector pass more for one sharp photo in eight.
+#  * a clear shake (vision.detector.SHAKE_CLEAR), before sharpening: the same boxes read again
+#    by the crop classifier with the shake undone, a classifier pass. The same complete photos,
+#    each shaken by 7 / 9 / 13 px in a random direction (and saved again as JPEG), read 36 / 29 /
+#    10 -> 43 / 36 / 24 (held-out art) and 18 / 13 / 7 -> 19 / 20 / 18 (real faces); as rendered
+#    55 -> 56 and 23 -> 23, blurred by 2.5 px or shaken by 5 px alike. Read anew by the detector too (a detector pass
+#    more): 43 / 39 / 26 and 20 / 19 / 20, but photo -> score went from about 1.1 to 1.2 times the
+#    detector. Only for hands no reading made win: 37 / 33 / 15 and 18 / 15 / 10.
 UNSURE_BELOW = 0.2
 # A phone held askew turns the rows: the detector's upright boxes then take in parts of the
 # neighbours and the classifiers see tilted faces. A hand that no reading makes win, whose rows
@@ -193,6 +200,7 @@ def read_photo(
     result = _read_found(found, request)
     result = _read_again(found.in_balanced_light, request, result, "the tile faces were far from white (a warm or "
                          "dim light): read with the photo's colours balanced")
+    result = _read_again(found.unshaken, request, result, "the photo looked shaken: read with the shake undone")
     result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened")
     if turn_level and _failed(result):
         tilt = row_tilt(found.kept)
