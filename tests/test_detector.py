@@ -556,17 +556,8 @@ def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
 
     from vision.detector import BLURRED, sharpened, tile_sharpness
 
-    rng = np.random.default_rng(5)
-    photo = np.zeros((200, 400, 3), np.uint8)
-    tiles = []
-    for k in range(5):  # tiles with crisp strokes on a dark table
-        x = 20 + 75 * k
-        photo[40:140, x:x + 60] = 230
-        for _ in range(6):
-            y0, x0 = rng.integers(50, 125), rng.integers(x + 5, x + 45)
-            photo[y0:y0 + 4, x0:x0 + 12] = 30
-        tiles.append(Detection((float(x), 40.0, x + 60.0, 140.0), "1m", 1.0))
-    blurred = cv2.GaussianBlur(photo, (0, 0), 10.0)  # far: the tiles' own edges stay the longest
+    photo, tiles = _tiles_on_a_table()
+    blurred = cv2.GaussianBlur(photo, (0, 0), 20.0)  # far: the tiles' own edges stay the longest
     assert tile_sharpness(photo, tiles) >= BLURRED > tile_sharpness(blurred, tiles)
     assert tile_sharpness(sharpened(blurred), tiles) > tile_sharpness(blurred, tiles)
     # Boxes in a frame twice the photo's size are scaled into it; no tile boxes: nothing blurred.
@@ -575,21 +566,27 @@ def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
     assert tile_sharpness(photo, []) == float("inf")
 
 
-def test_shake_is_found_in_the_cepstrum_and_undone():
-    import cv2
-
-    from vision.detector import shake, smear_kernel, unshaken
-
+def _tiles_on_a_table() -> tuple[np.ndarray, list[Detection]]:
+    """Eight tiles with crisp strokes of random sizes on a dark table, and their boxes."""
     rng = np.random.default_rng(8)
     photo = np.full((400, 640, 3), 40, np.uint8)
     tiles = []
-    for k in range(8):  # tiles with crisp strokes on a dark table
+    for k in range(8):
         x = 16 + 78 * k
         photo[120:280, x:x + 70] = 230
         for _ in range(12):
             y0, x0 = rng.integers(130, 260), rng.integers(x + 4, x + 56)
             photo[y0:y0 + rng.integers(2, 9), x0:x0 + rng.integers(2, 12)] = rng.integers(0, 120, 3)
         tiles.append(Detection((float(x), 120.0, x + 70.0, 280.0), "1m", 1.0))
+    return photo, tiles
+
+
+def test_shake_is_found_in_the_cepstrum_and_undone():
+    import cv2
+
+    from vision.detector import shake, smear_kernel, unshaken
+
+    photo, tiles = _tiles_on_a_table()
     shaken = cv2.filter2D(photo, -1, smear_kernel(13, 30.0), borderType=cv2.BORDER_REFLECT)
     length, angle = shake(shaken, tiles)
     assert abs(length - 13) <= 1 and abs(angle - 30.0) <= 6
