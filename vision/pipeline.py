@@ -199,9 +199,12 @@ def read_photo(
     found = _run_detector(image, detect)
     result = _read_found(found, request)
     result = _read_again(found.in_balanced_light, request, result, "the tile faces were far from white (a warm or "
-                         "dim light): read with the photo's colours balanced")
-    result = _read_again(found.unshaken, request, result, "the photo looked shaken: read with the shake undone")
-    result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened")
+                         "dim light): read with the photo's colours balanced", "the tile faces look far from white "
+                         "(a warm or dim light): a photo in daylight or under a white lamp may read better")
+    result = _read_again(found.unshaken, request, result, "the photo looked shaken: read with the shake undone",
+                         "the photo looks shaken: hold the phone still (or rest it) and take it again")
+    result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened",
+                         "the tiles look blurred: let the phone focus on them and take the photo again")
     if turn_level and _failed(result):
         tilt = row_tilt(found.kept)
         if abs(tilt) >= MIN_TILT:
@@ -234,9 +237,10 @@ def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> N
 
 
 def _read_again(changed: Callable[[], DetectionSet | None] | None, request: ReadingRequest, first: PhotoResult,
-                warning: str) -> PhotoResult:
+                warning: str, retake: str) -> PhotoResult:
     """`first` if it reads surely (UNSURE_BELOW) or the photo needs no `changed` reading (None
-    given or returned); else the changed reading, with `warning`, if it wins more surely."""
+    given or returned); else the changed reading, with `warning`, if it wins more surely; else
+    `first` with `retake` (how a better photo would be taken) among its warnings."""
     if changed is None or not (_failed(first) or first.confidence < UNSURE_BELOW):
         return first
     found = changed()
@@ -244,6 +248,7 @@ def _read_again(changed: Callable[[], DetectionSet | None] | None, request: Read
         return first
     result = _read_found(found, request)
     if _failed(result) or (not _failed(first) and result.confidence <= first.confidence):
+        first.warnings.append(retake)
         return first
     result.warnings.append(warning)
     return result
