@@ -353,6 +353,14 @@ def _tile_boxes(detections: Sequence[Detection], kx: float, ky: float) -> list[t
     return [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in (d.box for d in detections if d.is_tile)]
 
 
+def _span(boxes: Sequence[tuple[float, float, float, float]], margin: float,
+          shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+    """The pixels (left, top, right, bottom) of an image of `shape` that hold `boxes`, `margin`
+    px more on each side."""
+    return (max(0, int(min(b[0] for b in boxes) - margin)), max(0, int(min(b[1] for b in boxes) - margin)),
+            min(shape[1], int(max(b[2] for b in boxes) + margin)), min(shape[0], int(max(b[3] for b in boxes) + margin)))
+
+
 def sharpened(rgb: "np.ndarray") -> "np.ndarray":
     """The image with SHARPEN_AMOUNT times its detail (itself less its Gaussian blur) added."""
     import cv2
@@ -374,9 +382,7 @@ def shake(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
     boxes = _tile_boxes(detections, kx, ky)
     if not boxes:
         return None
-    height, width = rgb.shape[:2]
-    left, top = max(0, round(min(b[0] for b in boxes))), max(0, round(min(b[1] for b in boxes)))
-    right, bottom = min(width, round(max(b[2] for b in boxes))), min(height, round(max(b[3] for b in boxes)))
+    left, top, right, bottom = _span(boxes, 0.0, rgb.shape)
     x0, y0 = max(left, (left + right - SHAKE_WINDOW) // 2), max(top, (top + bottom - SHAKE_WINDOW) // 2)
     part = cv2.cvtColor(rgb[y0:min(bottom, y0 + SHAKE_WINDOW), x0:min(right, x0 + SHAKE_WINDOW)],
                         cv2.COLOR_RGB2GRAY).astype(np.float32)
@@ -681,9 +687,7 @@ class Detector:
         # Only the crops are read again: the filter runs on the part of the photo they lie in.
         boxes = _tile_boxes(detections, kx, ky)
         margin = 2 * smear[0] + max(max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)
-        left, top = max(0, int(min(b[0] for b in boxes) - margin)), max(0, int(min(b[1] for b in boxes) - margin))
-        right = min(rgb.shape[1], int(max(b[2] for b in boxes) + margin))
-        bottom = min(rgb.shape[0], int(max(b[3] for b in boxes) + margin))
+        left, top, right, bottom = _span(boxes, margin, rgb.shape)
         restored = rgb.copy()
         restored[top:bottom, left:right] = unshaken(rgb[top:bottom, left:right], *smear)
         return self._checked(restored, width, height, detections, upright)

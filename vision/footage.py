@@ -223,8 +223,8 @@ def read_frame(frame, settings: FootageSettings, time: float) -> Reading:
 
 def _one_size(rgb) -> DetectionSet:
     """The shipped detector's boxes without a reading at its other input size, in balanced light,
-    unshaken or sharpened: a frame whose hand does not read is one of many (the hand must read alike on
-    `stable_samples` of them), and a second pass on each such frame cost a quarter of the
+    unshaken or sharpened: a frame whose hand does not read is one of many (the hand must read
+    alike on `stable_samples` of them), and a second pass on each such frame cost a quarter of the
     throughput (7.2x against 5.5x real time)."""
     from vision.detector import detect_set
 

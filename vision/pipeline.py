@@ -63,9 +63,11 @@ UNREAD_FACE = 0.03
 #    by the crop classifier with the shake undone, a classifier pass. The same complete photos,
 #    each shaken by 7 / 9 / 13 px in a random direction (and saved again as JPEG), read 36 / 29 /
 #    10 -> 43 / 36 / 24 (held-out art) and 18 / 13 / 7 -> 19 / 20 / 18 (real faces); as rendered
-#    55 -> 56 and 23 -> 23, blurred by 2.5 px or shaken by 5 px alike. Read anew by the detector too (a detector pass
-#    more): 43 / 39 / 26 and 20 / 19 / 20, but photo -> score went from about 1.1 to 1.2 times the
-#    detector. Only for hands no reading made win: 37 / 33 / 15 and 18 / 15 / 10.
+#    55 -> 56 and 23 -> 23, blurred by 2.5 px or shaken by 5 px alike. Read anew by the detector
+#    too (a detector pass more): 43 / 39 / 26 and 20 / 19 / 20, but photo -> score went from about
+#    1.1 to 1.2 times the detector. Only for hands no reading made win: 37 / 33 / 15 and 18 / 15 /
+#    10.
+# Where a changed reading does not win, the photo's fault is named with how to take a better one.
 UNSURE_BELOW = 0.2
 # A phone held askew turns the rows: the detector's upright boxes then take in parts of the
 # neighbours and the classifiers see tilted faces. A hand that no reading makes win, whose rows
