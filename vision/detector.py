@@ -91,7 +91,8 @@ SHARPEN_SIGMA = 2.0
 # 120 complete photos of bench_photo's first 100 / 60, shaken by 7 / 9 / 13 px in random
 # directions, it finds a shake in 83% / 90% / 91%, within a pixel and 10 degrees in 82% / 90% /
 # 90%; as rendered it finds one in 12% (the renderer shakes some), blurred by 2.5 px in 2%. The
-# real sample photo shows none as it is, and the shake of 7-21 px given it. A tile-sharpness gate
+# real sample photo shows none as it is, and the shake of 7-21 px given it; of the 25 real table
+# photos in ../shared/data/table-photos, one (a strip 110 px high) shows one. A tile-sharpness gate
 # (as BLURRED) misses shake in sharp photos: strokes across the smear stay sharp, and the sample
 # shaken by 15 px reads 0.33. A window of 512 px found a little more (7 / 9 / 13 px: 92% / 97% /
 # 98%) for twice the time, which unsure hands pay (about 4.5 against 2.2 ms).
