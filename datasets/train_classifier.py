@@ -48,6 +48,10 @@ CLASS_INDEX = {c: i for i, c in enumerate(CLASSES)}
 REAL_REPEAT = 20  # the ~470 real training crops, seen as often as ~9k synthetic ones
 
 
+class MissingScenes(Exception):
+    """A scene set the run reads has not been rendered into the data cache."""
+
+
 @dataclass(frozen=True)
 class CropSet:
     """Crops (N x H x W x 3 uint8) with their class indices."""
@@ -65,6 +69,11 @@ def labelled_scenes(root: Path, split: str, limit: int | None, desc: str):
     from tqdm import tqdm
 
     metas = sorted((root / "meta" / split).glob("*.json"))[:limit]
+    if not metas:
+        # Training and evaluation read scene sets rendered beforehand; a missing one would
+        # otherwise surface as an empty crop stack far from its cause.
+        raise MissingScenes(f"no rendered {split} scenes in {root}: render them first, e.g. `python datasets/synth.py "
+                            f"--out {root} --count 1500 --seed S` (models/CLASSIFIER_CARD.md gives each set's command)")
     for index, meta_path in enumerate(tqdm(metas, desc=desc, mininterval=5)):
         meta = json.loads(meta_path.read_text())
         tiles = [t for t in meta["tiles"] if t["code"] in CLASS_INDEX]
@@ -603,7 +612,11 @@ def main(argv: list[str] | None = None) -> int:
     v.add_argument("--model", type=Path, default=REPO / "models" / "mjlens-tile-classifier.onnx")
     v.add_argument("--kind", choices=("tiles", "upright", "flowers"), default="tiles", help="what --model is")
     args = parser.parse_args(argv)
-    return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
+    try:
+        return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
+    except MissingScenes as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -42,3 +42,13 @@ def test_a_shipped_model_loads_back_for_fine_tuning(shipped):
     shipped_out = TileClassifier(path, None, None).run_batch(crops)
     assert np.abs(recovered - shipped_out).max() < (1e-4 if "flower" in shipped else 0.1)
     assert (recovered.argmax(1) == shipped_out.argmax(1)).mean() >= 0.9
+
+
+def test_training_without_its_rendered_scenes_names_the_missing_set(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(train_classifier, "CACHE", tmp_path)
+    code = train_classifier.main(["train", "--kind", "upright", "--hand-sets", "synth-hand-x", "--epochs", "1",
+                                  "--run-dir", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"no rendered train scenes in {tmp_path / 'synth-hand-x'}" in err and "datasets/synth.py" in err
+    assert "Traceback" not in err
