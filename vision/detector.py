@@ -97,6 +97,7 @@ SHARPEN_SIGMA = 2.0
 # shaken by 15 px reads 0.33. A window of 512 px found a little more (7 / 9 / 13 px: 92% / 97% /
 # 98%) for twice the time, which unsure hands pay (about 4.5 against 2.2 ms).
 SHAKE_RADII = range(4, 25)
+SHAKE_STEP = 3  # degrees between the directions tried on the ring
 SHAKE_CLEAR = 1.6
 SHAKE_APART = 30
 SHAKE_MIN = 7
@@ -393,8 +394,7 @@ def shake(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
     part = (part - part.mean()) * cv2.createHanningWindow(part.shape[::-1], cv2.CV_32F)
     # The log spectrum of a real image is real and even: the half-plane transforms give it all.
     cepstrum = np.fft.fftshift(np.fft.irfft2(np.log1p(np.abs(np.fft.rfft2(part))), s=part.shape)).astype(np.float32)
-    step = 3
-    degrees = np.arange(0, 180, step)
+    degrees = np.arange(0, 180, SHAKE_STEP)
     radii = np.asarray(SHAKE_RADII)
     cy, cx = cepstrum.shape[0] // 2, cepstrum.shape[1] // 2
     ring = cv2.remap(cepstrum, (cx + np.outer(np.cos(np.deg2rad(degrees)), radii)).astype(np.float32),
@@ -404,7 +404,7 @@ def shake(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
     ring[np.ix_(degrees % 90 == 0, radii % JPEG_BLOCK == 0)] = np.inf
     a, r = np.unravel_index(np.argmin(ring), ring.shape)
     turns = np.abs(np.arange(len(degrees)) - a)
-    apart = np.minimum(turns, len(degrees) - turns) >= SHAKE_APART // step
+    apart = np.minimum(turns, len(degrees) - turns) >= SHAKE_APART // SHAKE_STEP
     if ring[a, r] >= 0 or ring[a, r] > SHAKE_CLEAR * ring[apart].min():
         return None
     return int(radii[r]), float(degrees[a])
