@@ -109,10 +109,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()  # a closed pipe shows up here rather than at interpreter exit
         return code
     except BrokenPipeError:
-        return _closed_pipe()
+        return closed_pipe()
 
 
-def _closed_pipe() -> int:
+def closed_pipe() -> int:
     """Stop writing to a pipe whose reader has gone.  Python flushes stdout once more at exit and
     would print a second BrokenPipeError, so stdout is pointed at the null device first."""
     try:

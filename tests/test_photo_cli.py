@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
+from scoring.cli import CLOSED_PIPE
 from vision.cli import main
 from vision.demo_cli import SAMPLE_FACTS, SAMPLE_IMAGE
 from vision.detector import DEFAULT_MODEL
@@ -15,6 +18,7 @@ from vision.detector import DEFAULT_MODEL
 needs_model = pytest.mark.skipif(
     not DEFAULT_MODEL.is_file(), reason=f"the shipped detector {DEFAULT_MODEL.name} is not in models/ yet"
 )
+REPO = Path(__file__).resolve().parent.parent
 MODEL_CARD = DEFAULT_MODEL.parent / "MODEL_CARD.md"
 # While training runs, models/ holds an interim checkpoint (its card says so on the first line):
 # the whole job runs, but reading the sample right is asked of the trained model only.
@@ -94,6 +98,17 @@ def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
     assert read_melds == sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in truth["melds"])
     assert result["score"]["total"] >= 8 and len(result["fan_tiles"]) == len(result["score"]["fans"])
     assert out_png.stat().st_size > 10_000
+
+
+@needs_model
+def test_a_reader_that_stops_early_ends_the_command_quietly():
+    """`mjlens photo x.jpg | head -1`: no traceback once the reader has gone."""
+    proc = subprocess.Popen([sys.executable, "-m", "vision.cli", "photo", str(SAMPLE_IMAGE)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO)
+    proc.stdout.close()  # gone before the hand is printed
+    stderr = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == CLOSED_PIPE and stderr == ""
 
 
 @needs_trained_model

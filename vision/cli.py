@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from scoring.cli import closed_pipe
+
 # name -> module implementing it; add a line here to add a subcommand.
 SUBCOMMANDS: dict[str, str] = {
     "score": "scoring.cli",
@@ -49,7 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    return int(args._run(args) or 0)
+    try:
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows up here rather than at interpreter exit
+        return code
+    except BrokenPipeError:  # a reader that stops early (`mjlens photo x.jpg | head -3`)
+        return closed_pipe()
 
 
 if __name__ == "__main__":
