@@ -28,7 +28,8 @@ which flower is which, the codes (its own boxes, each given the code of the true
 read the hand exactly), or else the boxes and grouping. Concealed kongs laid all face down get
 their true tile as a `--kong` hint, as a user would give it. The detector's readings are also
 counted by their confidence (TRUST_LEVELS): how many photos read that surely, and how many of
-those readings are exact. Latency: p50 of read_photo (photo ->
+those readings are exact; by hand confidence against exact hands, by score confidence against
+exact scores. Latency: p50 of read_photo (photo ->
 score) over p50 of the detector alone on the same JPEGs, measured alternately in one run.
 """
 
@@ -99,25 +100,32 @@ class Tally:
 
 @dataclass
 class Trust:
-    """The detector's readings of a hand at or above each of TRUST_LEVELS, and the exact ones."""
+    """The detector's readings at or above each of TRUST_LEVELS of one confidence, and how many of
+    them are exact: `of` "hand" (the confidence that every tile is right, against exact hands) or
+    "score" (that the fans and total are, against exact scores)."""
 
+    of: str
     photos: int = 0
     read: Counter = field(default_factory=Counter)
     exact: Counter = field(default_factory=Counter)
 
-    def add(self, result, hand_ok: bool) -> None:
+    def add(self, result, right: bool) -> None:
         self.photos += 1
         if not read_a_hand(result):
             return
+        confidence = result.confidence if self.of == "hand" else result.score_confidence
         for level in TRUST_LEVELS:
-            if result.confidence >= level:
+            if confidence >= level:
                 self.read[level] += 1
-                self.exact[level] += hand_ok
+                self.exact[level] += right
 
     def row(self, name: str) -> str:
         parts = [f"at >= {level}: {self.read[level]} ({100 * self.read[level] / max(self.photos, 1):.0f}% of photos), "
                  f"{100 * self.exact[level] / max(self.read[level], 1):.1f}% exact" for level in TRUST_LEVELS]
-        return f"{name}: readings by confidence, " + "; ".join(parts)
+        return f"{name}: readings by {self.of} confidence, " + "; ".join(parts)
+
+    def report(self) -> dict:
+        return {str(level): {"read": self.read[level], f"exact_{self.of}": self.exact[level]} for level in TRUST_LEVELS}
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
@@ -234,16 +242,20 @@ def read_a_hand(result) -> bool:
 
 def judge(result, meta: dict, rules: str, tally: Tally) -> bool:
     """Count the result in `tally`; whether it read the hand exactly."""
+    hand_ok, score_ok, failure = verdict(result, meta, rules)
+    tally.add(hand_ok, score_ok, failure)
+    return hand_ok
+
+
+def verdict(result, meta: dict, rules: str) -> tuple[bool, bool, str | None]:
+    """Whether the result read the hand exactly, whether its score is exact, and why the hand is not."""
     truth = meta["hand"]
     if not read_a_hand(result):
-        tally.add(False, False, result.error.code if result.error else "no_hand")
-        return False
+        return False, False, result.error.code if result.error else "no_hand"
     hand_ok = hand_key(result.hand) == hand_key(truth)
     score_ok = bool(result.score and result.score.get("ok")) and fan_key(result.score) == fan_key(
         score_json(truth, rules=rules))
-    failure = None if hand_ok else (result.error.code if result.error else "wrong_hand")
-    tally.add(hand_ok, score_ok, failure)
-    return hand_ok
+    return hand_ok, score_ok, None if hand_ok else (result.error.code if result.error else "wrong_hand")
 
 
 def context_of(meta: dict) -> dict:
@@ -251,13 +263,13 @@ def context_of(meta: dict) -> dict:
 
 
 def evaluate(scenes: list[Scene], rules: str, detector,
-             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter, Trust]:
+             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter, tuple[Trust, Trust]]:
     """(truth detections over complete photos, truth detections over all, detector over complete
     photos, detector over all, seconds per read from truth detections of complete photos, the
-    causes of the detector's wrong readings of complete photos, the detector's readings by
-    confidence)."""
+    causes of the detector's wrong readings of complete photos, the detector's readings by hand
+    and by score confidence)."""
     gt_complete, gt_all, model_complete, model = Tally(), Tally(), Tally(), Tally()
-    trust = Trust()
+    trust, score_trust = Trust("hand"), Trust("score")
     read_seconds = []
     causes: Counter = Counter()
     for scene in tqdm(scenes, desc=f"read {desc}", unit="photo"):
@@ -273,10 +285,14 @@ def evaluate(scenes: list[Scene], rules: str, detector,
             found = detector.detect_set(scene.jpeg)
             # the boxes found here, and the detector itself for the photo turned level
             result = read_photo(scene.jpeg, detect=lambda image: found if image is scene.jpeg else detector.detect_set(image), **kw)
-            trust.add(result, judge(result, scene.meta, rules, model))
-            if scene.complete and not judge(result, scene.meta, rules, model_complete):
+            hand_ok, score_ok, failure = verdict(result, scene.meta, rules)
+            for tally in (model, model_complete) if scene.complete else (model,):
+                tally.add(hand_ok, score_ok, failure)
+            trust.add(result, hand_ok)
+            score_trust.add(result, score_ok)
+            if scene.complete and not hand_ok:
                 causes[cause(result, list(found.kept), scene.meta, kw)] += 1
-    return gt_complete, gt_all, model_complete, model, read_seconds, causes, trust
+    return gt_complete, gt_all, model_complete, model, read_seconds, causes, (trust, score_trust)
 
 
 def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
@@ -348,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
             wrong = model_complete.photos - model_complete.exact_hand
             lines.append(f"{name}: complete photos read wrong, {wrong}: "
                          + ", ".join(f"{why} {n}" for why, n in causes.most_common()))
-            lines.append(trust.row(f"{name}: detector"))
+            lines.extend(t.row(f"{name}: detector") for t in trust)
         report["sets"][name] = {
             key: {"photos": t.photos, "exact_hand": t.exact_hand, "exact_score": t.exact_score,
                   "failures": dict(t.failures)}
@@ -356,8 +372,7 @@ def main(argv: list[str] | None = None) -> int:
                            ("detector_complete", model_complete), ("detector", model))
         }
         report["sets"][name]["wrong_complete_causes"] = dict(causes)
-        report["sets"][name]["by_confidence"] = {
-            str(level): {"read": trust.read[level], "exact_hand": trust.exact[level]} for level in TRUST_LEVELS}
+        report["sets"][name]["by_confidence"], report["sets"][name]["by_score_confidence"] = (t.report() for t in trust)
     if read_seconds:
         # A full read (grouping, hand reading, scoring) of a complete hand, without the detector:
         # what the pipeline adds to the detector whatever the detector's accuracy.

@@ -97,6 +97,7 @@ def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
     read_melds = sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in result["hand"]["melds"])
     assert read_melds == sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in truth["melds"])
     assert result["score"]["total"] >= 8 and len(result["fan_tiles"]) == len(result["score"]["fans"])
+    assert result["confidence"] <= result["score_confidence"] <= 1
     assert out_png.stat().st_size > 10_000
 
 

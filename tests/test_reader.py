@@ -372,6 +372,43 @@ def test_a_doubtful_flower_that_decides_the_score_asks_the_player_to_name_it():
         assert read.error is None and not any("may be" in w for w in read.warnings)
 
 
+def test_the_score_is_as_sure_as_the_readings_that_score_alike():
+    # Which flower is which: the tile reads 1f (0.55) or 2f. MCR and Sihai count flowers alike,
+    # so the score is sure; Shanghai gives East's seat flower 1f a fan, so it is as doubtful as the tile.
+    tiles = hand_row(CONCEALED, "7z") + [Detection((10, 10, 50, 66), "1f", 0.55, (("1f", 0.55), ("2f", 0.45)))]
+    for rules, sure in (("mcr", 1.0), ("sihai", 1.0), ("shanghai", 0.55)):
+        result = read_detections(tiles, rules=rules, context={"seat_wind": "E"})
+        assert result.confidence == pytest.approx(0.55)
+        assert result.score_confidence == pytest.approx(sure)
+        assert result.to_json()["score_confidence"] == pytest.approx(sure)
+    # Two flowers: whichever distinct pair they are, MCR scores the hand the same.
+    result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES)
+    assert result.confidence < 0.5 and result.score_confidence == pytest.approx(1.0)
+
+
+def test_readings_that_cannot_win_do_not_weigh_against_the_score():
+    # Each tile of the 5z pair reads 5z (0.6) or 6z: 5z 6z makes no hand, and a 6z pair scores
+    # the same, so the score is sure though the hand is not.
+    probs = {9: (("5z", 0.6), ("6z", 0.4)), 10: (("5z", 0.6), ("6z", 0.4))}
+    result = read_detections(hand_row(CONCEALED, "7z", probs), rules=RULES)
+    assert result.hand["concealed"] == CONCEALED and result.confidence == pytest.approx(0.36)
+    assert result.score_confidence == pytest.approx(1.0)
+
+
+def test_a_likely_reading_that_scores_otherwise_keeps_the_score_in_doubt():
+    # The winning tile reads 3m (0.55) or 6m; 6m would add a Mixed Straight (456m 123p 789s).
+    concealed = ["4m", "5m", "1p", "2p", "3p", "7s", "8s", "9s", "2z", "2z", "2z", "5z", "5z"]
+    result = read_detections(hand_row(concealed, "3m", {13: (("3m", 0.55), ("6m", 0.45))}), rules=RULES)
+    assert result.runner_up["total"] != result.score["total"]
+    assert result.score_confidence == pytest.approx(0.55)
+
+
+def test_a_hand_that_does_not_win_has_no_score_confidence():
+    concealed = ["1m", "1m", "1m", "1m", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "9s"]
+    result = read_detections(hand_row(concealed, "9s"), rules=RULES)
+    assert result.error is not None and result.score_confidence == 0.0
+
+
 def test_named_flowers_not_in_the_photo_join_the_hand_with_a_warning():
     result = read_detections(_two_flowers_read_as_4f_and_8f(), rules=RULES, flowers=["1f", "6f", "8f"])
     assert result.error is None and result.score["flowers"] == 3

@@ -114,6 +114,8 @@ def format_result(result, rules: str) -> str:
         if hand["flowers"]:
             lines.append(f"flowers:      {' '.join(hand['flowers'])}")
         lines.append(f"confidence:   {result.confidence:.2f} ({len(result.tiles)} tiles detected)")
+        if result.score_confidence:
+            lines.append(f"score sure:   {result.score_confidence:.2f} (that the fans and total are right)")
         command = rescore_command(hand, rules)
         if command:
             lines.append(f"re-score:     {command}")

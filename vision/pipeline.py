@@ -151,6 +151,7 @@ class PhotoResult:
     score: dict | None = None  # scoring's JSON result
     fan_tiles: list[list[int]] = field(default_factory=list)  # per score["fans"]: tile indices
     confidence: float = 0.0  # probability that every tile of the hand is read right
+    score_confidence: float = 0.0  # probability that the fans and total are right (reader.HandReading)
     runner_up: dict | None = None  # {"hand", "total", "probability"} when close to the best
     warnings: list[str] = field(default_factory=list)
     error: PhotoError | None = None
@@ -168,6 +169,7 @@ class PhotoResult:
             "score": self.score,
             "fan_tiles": self.fan_tiles,
             "confidence": round(self.confidence, 4),
+            "score_confidence": round(self.score_confidence, 4),
             "runner_up": self.runner_up,
             "warnings": self.warnings,
             "error": self.error.to_dict() if self.error else None,
@@ -543,6 +545,7 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
         result.groups[g] = GroupResult(meld["kind"], group.concealed, group.tiles, group.claimed)
     result.hand, result.score = best.hand, best.score
     result.confidence = best.probability
+    result.score_confidence = reading.score_probability
     result.warnings.extend(reading.warnings)
     if reading.runner_up is not None:
         result.runner_up = {

@@ -33,6 +33,9 @@ OUT_OF_ORDER = 0.2
 MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
+# Other flower readings scored to see whether the score hangs on which flower is which: enough to
+# cover the likely ones (a doubtful flower has two or three), few enough to cost under a millisecond.
+FLOWER_READINGS = 12
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
 FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
 # A tile at the player's left end of the concealed row whose centre lies this many tile widths
@@ -63,6 +66,12 @@ class HandReading:
     runner_up: Reading | None  # next distinct winning reading, when close to the best
     uncertain: tuple[int, ...]  # tiles whose chosen code is doubtful or differs from the top-1
     warnings: tuple[str, ...]
+    # Probability that best's score (fans and total) is right, given that the photo shows a
+    # winning hand with each flower once: the readings tried that score the same, over all but
+    # those found not to win. Far above best.probability where the doubt lies in tiles the score
+    # does not hang on (which flower, under MCR) or in readings that cannot win. A lower bound:
+    # readings too improbable to try count as winning otherwise. 0 when no reading wins.
+    score_probability: float = 0.0
 
 
 def read_hand(
@@ -93,11 +102,12 @@ def read_hand(
     variables = sorted(choices)
     lists = [choices[i] for i in variables]
     if flowers is None:
-        flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout)
+        flower_options = _flower_options(layout)
+        flower_codes, flower_prob, flowers_uncertain = _flower_codes(layout, flower_options)
         unseen_flowers: tuple[str, ...] = ()
     else:
         flower_codes, unseen_flowers = _named_flowers(layout, flowers)
-        flower_prob, flowers_uncertain = 1.0, ()
+        flower_options, flower_prob, flowers_uncertain = [], 1.0, ()
         if unseen_flowers:
             warnings.append(f"flower(s) {', '.join(unseen_flowers)} not in the photo: taken as given")
 
@@ -119,6 +129,8 @@ def read_hand(
     runner_up: Reading | None = None
     first: Reading | None = None
     best_rank = runner_up_rank = 0.0
+    scored: list[tuple[float, tuple]] = []  # (probability, score key) of the winning readings
+    not_winning = 0.0  # probability of the readings found to make no winning hand
     top_codes, top_prob = build((0,) * len(lists))
     order_weight = _order_weight(layout, top_codes)
     for tried, vector in enumerate(_k_best(lists)):
@@ -129,6 +141,7 @@ def read_hand(
         if best is not None and (prob < CLOSE_RUNNER_UP * best_rank or prob < runner_up_rank):
             break
         if not _kongs_agree(layout, codes):
+            not_winning += prob
             continue
         rank = prob * order_weight(codes)
         if best is not None and rank < max(CLOSE_RUNNER_UP * best_rank, runner_up_rank):
@@ -138,7 +151,9 @@ def read_hand(
         if first is None:
             first = reading
         if not _is_winning(reading.score):
+            not_winning += prob
             continue
+        scored.append((prob, _score_key(reading.score)))
         if best is None or rank > best_rank:
             rivals = [(r, k) for r, k in ((best, best_rank), (runner_up, runner_up_rank))
                       if r is not None and _hand_key(r.hand) != _hand_key(reading.hand)]
@@ -162,7 +177,12 @@ def read_hand(
         for k, i in enumerate(variables)
         if chosen.codes[i] != top_codes[i] or dict(lists[k])[chosen.codes[i]] < UNCERTAIN_BELOW
     ) + flowers_uncertain
-    return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings))
+    score_probability = 0.0
+    if best is not None:
+        key = _score_key(best.score)
+        same = sum(p for p, k in scored if k == key) / (flower_prob - not_winning)  # flower_prob: all readings
+        score_probability = min(1.0, same * _same_score_flowers(best, flower_options, flower_prob, rules, options))
+    return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings), score_probability)
 
 
 def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, str]:
@@ -182,7 +202,16 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, s
     return dict(zip(hidden, kong_codes))
 
 
-def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...]]:
+def _flower_options(layout: Layout) -> list[list[tuple[str, float]]]:
+    """Each flower tile's flower codes, most probable first, normalised among the flowers."""
+    return [
+        _normalised(layout.tiles[i].alternatives or ((layout.tiles[i].code, layout.tiles[i].confidence),), FLOWER_CODES)
+        or [(code, 1 / len(FLOWER_CODES)) for code in sorted(FLOWER_CODES)]  # read as no flower: any
+        for i in layout.flowers
+    ]
+
+
+def _flower_codes(layout: Layout, options: list[list[tuple[str, float]]]) -> tuple[dict[int, str], float, tuple[int, ...]]:
     """The flowers' codes, their joint probability and the doubtful ones.
 
     Each flower exists once, so two flower tiles never share a code: the most probable
@@ -190,16 +219,34 @@ def _flower_codes(layout: Layout) -> tuple[dict[int, str], float, tuple[int, ...
     differ only by a small numeral and character, which photos blur). With no distinct
     assignment among the alternatives each keeps its top reading and scoring reports the clash.
     """
-    options = [
-        _normalised(layout.tiles[i].alternatives or ((layout.tiles[i].code, layout.tiles[i].confidence),), FLOWER_CODES)
-        or [(code, 1 / len(FLOWER_CODES)) for code in sorted(FLOWER_CODES)]  # read as no flower: any
-        for i in layout.flowers
-    ]
     best = _distinct_codes(options) or [o[0] for o in options]
     uncertain = tuple(
         i for i, (code, p), top in zip(layout.flowers, best, options) if code != top[0][0] or p < UNCERTAIN_BELOW
     )
     return {i: code for i, (code, _) in zip(layout.flowers, best)}, math.prod(p for _, p in best), uncertain
+
+
+def _same_score_flowers(best: Reading, options: list[list[tuple[str, float]]], flower_prob: float, rules: str,
+                        rule_options: Mapping[str, object] | None) -> float:
+    """Probability of the flower readings with which `best` scores as it does (all of them where
+    the rules count flowers but do not ask which they are), given that no flower is there twice;
+    of the FLOWER_READINGS likeliest, so a lower bound."""
+    if not options:
+        return 1.0
+    key = _score_key(best.score)
+    mass, twice = flower_prob, 0.0  # best's own flowers; readings naming a flower twice
+    for n, vector in enumerate(_k_best(options)):
+        if n == FLOWER_READINGS:
+            break
+        codes = [options[k][v][0] for k, v in enumerate(vector)]
+        p = math.prod(options[k][v][1] for k, v in enumerate(vector))
+        if len(set(codes)) < len(codes):
+            twice += p
+        elif codes != best.hand["flowers"] and _score_key(
+                score_json({**best.hand, "flowers": codes}, rules=rules,
+                           options=dict(rule_options) if rule_options else None)) == key:
+            mass += p
+    return mass / (1 - twice)
 
 
 def _named_flowers(layout: Layout, named: tuple[str, ...]) -> tuple[dict[int, str], tuple[str, ...]]:
@@ -638,6 +685,11 @@ def _hand_dict(
 
 def _is_winning(score: Mapping[str, object]) -> bool:
     return bool(score.get("ok")) and score.get("reason") != "not_winning"
+
+
+def _score_key(score: Mapping[str, object]) -> tuple:
+    """What a reader of the score sees: the fans with their counts, and the total."""
+    return score.get("total"), tuple(sorted((f["key"], f["count"]) for f in score.get("fans", ())))
 
 
 def _hand_key(hand: Mapping[str, object]) -> tuple:
