@@ -7,6 +7,7 @@ checks the overlay, corrects a tile and watches the score follow, and sends a ba
 from __future__ import annotations
 
 import json
+import math
 import re
 import socket
 import threading
@@ -115,6 +116,11 @@ def test_sample_photo_overlay_shows_every_tile_the_pipeline_read(page, reading):
     uncertain = [i for i, t in enumerate(reading["tiles"]) if t["uncertain"] or t["confidence"] < 0.6]
     expect(page.locator("#overlay g.tile-box.uncertain")).to_have_count(len(uncertain))
     expect(page.locator("#rules option")).not_to_have_count(0)
+    if (reading["score"] or {}).get("winning"):
+        percent = {k: math.floor(100 * reading[k] + 0.5) for k in ("score_confidence", "confidence")}  # JS Math.round
+        expect(page.locator("#read-confidence")).to_have_text(
+            f"As read from the photo: the score is right with probability {percent['score_confidence']}%, "
+            f"every tile with {percent['confidence']}%.")
 
 
 def test_an_iphone_heic_photo_shows_with_its_tiles(page, reading, tmp_path):

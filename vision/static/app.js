@@ -130,10 +130,20 @@ function loadReading(body) {
   const notes = (body.warnings || []).map(warningText);
   if (body.error) notes.unshift(body.error.message);
   $("warnings").textContent = notes.join(" · ");
+  // How sure the photo's reading is; it says nothing of the hand once a tile has been corrected.
+  const won = body.score && body.score.ok && body.score.winning;
+  $("read-confidence").textContent = won
+    ? `As read from the photo: the score is right with probability ${percent(body.score_confidence)}, ` +
+      `every tile with ${percent(body.confidence)}.`
+    : "";
   $("photo-section").hidden = false;
   $("hand-section").hidden = false;
   render();
   rescore();
+}
+
+function percent(p) {
+  return `${Math.round(100 * (p || 0))}%`;
 }
 
 function warningText(w) {
