@@ -71,6 +71,32 @@ def test_totals_do_not_depend_on_listing_order(seed):
         assert a["payments"] == b["payments"]
 
 
+FLOWERS = [f"{n}f" for n in range(1, 9)]
+
+
+@settings(max_examples=150, deadline=None)
+@given(SEEDS)
+def test_rule_sets_that_count_flowers_alike_score_any_flowers_alike(seed):
+    """`RuleSet.flowers_alike` (the photo reader relies on it): other flowers, as many, score the same."""
+    rng = random.Random(seed)
+    hand = _with_seats(rng, random_hand(rng))
+    count = rng.randint(1, 8)
+    one, other = (dict(hand, flowers=rng.sample(FLOWERS, count)) for _ in range(2))
+    for rules in RULESETS:
+        if scoring.get_ruleset(rules).flowers_alike:
+            a, b = (scoring.score_json(h, rules) for h in (one, other))
+            fans_a, fans_b = ([(f["key"], f["points"], f["count"]) for f in r["fans"]] for r in (a, b))
+            assert (a["total"], fans_a, a["payments"]) == (b["total"], fans_b, b["payments"]), (rules, one, other)
+
+
+def test_a_rule_set_that_names_flowers_says_so():
+    hand = {"concealed": "1m 2m 3m 4p 5p 6p 7s 8s 9s 5z 5z 7z 7z".split(), "melds": [], "winning_tile": "7z",
+            "seat_wind": "E"}
+    for rules in RULESETS:
+        totals = {scoring.score_json(dict(hand, flowers=[f]), rules)["total"] for f in FLOWERS}
+        assert (len(totals) == 1) == scoring.get_ruleset(rules).flowers_alike, (rules, totals)
+
+
 def _malformed(rng: random.Random, hand: dict) -> tuple[dict, str]:
     """One way to break a valid hand, with the error code it must give."""
     bad = dict(hand, concealed=list(hand["concealed"]))

@@ -162,7 +162,7 @@ def _panel(result: PhotoResult, height: int, text, small, scale: float):
             lines.append(("payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()), grey))
     if result.hand:
         lines.append(("", white))
-        lines.append((f"confidence {result.confidence:.2f}, score {result.score_confidence:.2f}", grey))
+        lines.append((f"confidence: tiles {result.confidence:.2f}, score {result.score_confidence:.2f}", grey))
     if result.runner_up:
         lines.append((f"runner-up reading: total {result.runner_up['total']}", grey))
     for warning in result.warnings:

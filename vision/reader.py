@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 
-from scoring import score_json
+from scoring import get_ruleset, score_json
 from vision.detections import BACK, TILE_CODES
 from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count
 from vision.photo_errors import PhotoError
@@ -33,8 +33,9 @@ OUT_OF_ORDER = 0.2
 MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
-# Other flower readings scored to see whether the score hangs on which flower is which: enough to
-# cover the likely ones (a doubtful flower has two or three), few enough to cost under a millisecond.
+# Other flower readings scored to see whether the score hangs on which flower is which, under rules
+# where it may: enough to cover the likely ones (a doubtful flower has two or three), few enough to
+# cost about a millisecond.
 FLOWER_READINGS = 12
 MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
 FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
@@ -228,10 +229,10 @@ def _flower_codes(layout: Layout, options: list[list[tuple[str, float]]]) -> tup
 
 def _same_score_flowers(best: Reading, options: list[list[tuple[str, float]]], flower_prob: float, rules: str,
                         rule_options: Mapping[str, object] | None) -> float:
-    """Probability of the flower readings with which `best` scores as it does (all of them where
-    the rules count flowers but do not ask which they are), given that no flower is there twice;
-    of the FLOWER_READINGS likeliest, so a lower bound."""
-    if not options:
+    """Probability of the flower readings with which `best` scores as it does, given that no
+    flower is there twice: all of them where the rules count flowers alike; else of the
+    FLOWER_READINGS likeliest, so a lower bound."""
+    if not options or get_ruleset(rules).flowers_alike:
         return 1.0
     key = _score_key(best.score)
     mass, twice = flower_prob, 0.0  # best's own flowers; readings naming a flower twice

@@ -25,6 +25,7 @@ It defines ``RULESET = RuleSet(...)`` with:
   ``payments`` for all four seats (E, S, W, N) summing to zero, and a rule-set specific
   ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
   that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
+- ``flowers_alike``: False when some flower scores by which it is, not only by how many there are.
 - optionally ``evaluate_json(hand, context, options) -> dict``: exactly ``evaluate(...).to_json()``,
   written without building the Result (``scoring.result.fan_json`` / ``result_json`` give the
   forms); ``score_json`` uses it, since every fresh hand it scores would build and then serialise
@@ -59,6 +60,9 @@ class RuleSet:
     options_type: type
     fans: tuple[Fan, ...]
     evaluate: Callable[[Hand, WinContext, Any], Result] = field(repr=False)
+    # False where a flower scores by which it is (Shanghai's seat flowers); True where only how many
+    # there are counts: a photo reader need not know which flower a tile is to score it
+    flowers_alike: bool
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
     summary: Callable[[Result], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)

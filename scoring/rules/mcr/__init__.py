@@ -13,5 +13,6 @@ RULESET = RuleSet(
     options_type=MCROptions,
     fans=tuple(FANS),
     evaluate=evaluate,
+    flowers_alike=True,  # each flower is one fan
     evaluate_json=evaluate_json,
 )

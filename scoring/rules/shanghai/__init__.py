@@ -15,4 +15,5 @@ RULESET = RuleSet(
     fans=tuple(FANS),
     evaluate=evaluate,
     summary=summary,
+    flowers_alike=False,  # a flower of one's own seat is a fan
 )

@@ -14,5 +14,6 @@ RULESET = RuleSet(
     options_type=Options,
     fans=tuple(FANS),
     evaluate=evaluate,
+    flowers_alike=True,  # flowers are counted, never named
     summary=summary,
 )
