@@ -222,9 +222,9 @@ def read_photo(
 def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> None:
     """A warning for each doubtful flower tile of a scored hand that another likely flower would
     score differently: only the player can say which it is (`--flowers`)."""
-    from scoring import score_json
+    from scoring import get_ruleset, score_json
 
-    if result.error is not None or request.flowers is not None:
+    if result.error is not None or request.flowers is not None or get_ruleset(request.rules).flowers_alike:
         return
     flowers = result.hand["flowers"]
     for tile in result.tiles:
