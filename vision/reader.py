@@ -5,7 +5,9 @@ Readings are enumerated from the most probable down (each tile's alternatives ar
 so the k-best enumeration below is exact), and each one is checked by the scoring engine
 itself (`scoring.score_json`): tile counts, at most four copies, real chows/pungs/kongs and a
 winning decomposition. The first reading that wins is the answer; the next distinct winning
-reading is the runner-up, reported when it is close.
+reading is the runner-up, reported when it is close. The readings tried also tell how sure the
+score is (HandReading.score_probability): those that score alike count for it, those that
+cannot win do not count against it.
 """
 
 from __future__ import annotations
