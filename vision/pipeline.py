@@ -11,6 +11,7 @@ show the tiles; only unusable input (not an image, bad options) raises PhotoErro
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -201,7 +202,8 @@ def read_photo(
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     found = _run_detector(image, detect)
-    result = _read_found(found, request)
+    size = functools.cache(lambda: _image_size(image))  # the header is read only when needed
+    result = _read_found(found, request, size)
     result = _read_again(found.in_balanced_light, request, result, "the tile faces were far from white (a warm or "
                          "dim light): read with the photo's colours balanced", "the tile faces look far from white "
                          "(a warm or dim light): a photo in daylight or under a white lamp may read better")
@@ -213,8 +215,7 @@ def read_photo(
         tilt = row_tilt(found.kept)
         if abs(tilt) >= MIN_TILT:
             result = _read_level(image, tilt, detect, request, result)
-    if result.error is not None and result.error.code == "tile_count":  # the header is read only then
-        _hint_cut_off(result, _image_size(image))
+    _hint_cut_off(result, size)
     _warn_of_deciding_flowers(result, request)
     return result
 
@@ -423,22 +424,28 @@ def read_detections(
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
-    result = _read_found(_as_found(detections), request)
-    if image_size is not None:
-        _hint_cut_off(result, image_size)
+    size = None if image_size is None else lambda: image_size
+    result = _read_found(_as_found(detections), request, size)
+    _hint_cut_off(result, size)
     _warn_of_deciding_flowers(result, request)
     return result
 
 
-def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
+def _read_found(found: DetectionSet, request: ReadingRequest,
+                image_size: Callable[[], tuple[int, int]] | None = None) -> PhotoResult:
+    """The hand read from `found`, with second looks and the other input size where it does not
+    win. `image_size` gives the photo's (width, height), for telling a tile cut off by its edge."""
     result = _read(found.kept, request)
     if _failed(result):
         result = _second_look(found, result, request)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
     # on 2,200 development photos, 31 of those no second look made win then read a hand (9 exactly).
-    # A photo without tiles (an empty table between hands in footage) is not worth a second pass.
-    if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
-        again = _read_found(found.other_size(), request)
+    # A photo without tiles (an empty table between hands in footage) is not worth a second pass,
+    # nor is one whose hand has a tile cut off by its edge (no input size brings that back: on
+    # 1,000 development photos, 57 such passes saved and the same hands read).
+    if (_failed(result) and result.error.kind != "no_tiles" and found.other_size is not None
+            and not _cut_off(result, image_size)):
+        again = _read_found(found.other_size(), request, image_size)
         if not _failed(again):
             again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
                                   "photo at its other input size")
@@ -479,17 +486,24 @@ def _where(d: Detection) -> str:
     return f"x {x1}-{x2}, y {y1}-{y2}"
 
 
-def _hint_cut_off(result: PhotoResult, image_size: tuple[int, int]) -> None:
-    """Tell a hand short of tiles, one of whose tiles (concealed, winning or in a meld) touches
-    the photo's edge, that a tile may be cut off there."""
-    width, height = image_size
-    error = result.error
-    at_edge = any(
+def _hint_cut_off(result: PhotoResult, image_size: Callable[[], tuple[int, int]] | None) -> None:
+    """Tell a hand that may have a tile cut off by the photo's edge (`_cut_off`) so."""
+    if _cut_off(result, image_size):
+        error = result.error
+        result.error = PhotoError(error.kind, error.code, error.message + EDGE_HINT)
+
+
+def _cut_off(result: PhotoResult, image_size: Callable[[], tuple[int, int]] | None) -> bool:
+    """Whether the hand's tile count is wrong and one of its tiles (concealed, winning or in a
+    meld) touches the edge of the photo, of `image_size()` (width, height): a tile may be cut off
+    there (55 of 59 such hands on development photos). False where the size is not known."""
+    if image_size is None or result.error is None or result.error.code != "tile_count":
+        return False
+    width, height = image_size()
+    return any(
         x1 <= EDGE_PX or y1 <= EDGE_PX or x2 >= width - EDGE_PX or y2 >= height - EDGE_PX
         for x1, y1, x2, y2 in (t.box for t in result.tiles if t.role in ("concealed", "winning", "meld"))
     )
-    if error is not None and error.code == "tile_count" and at_edge:
-        result.error = PhotoError(error.kind, error.code, error.message + EDGE_HINT)
 
 
 def _unplaced(d: Detection) -> TileResult:
