@@ -222,14 +222,16 @@ def test_a_hand_that_wins_is_not_read_again_at_the_other_size():
     assert result.error is None and not any("other input size" in w for w in result.warnings)
 
 
-def test_a_hand_with_a_tile_cut_off_by_the_photos_edge_is_not_read_again_at_the_other_size():
+def test_a_hand_with_a_tile_cut_off_by_the_photos_edge_is_not_read_again():
     def unwanted():
         raise AssertionError("read again though a tile lies outside the photo")
 
     row = hand_row(CONCEALED[1:], "7z")  # the first tile lies outside the photo
     left = row[0].box[0]
     at_edge = [replace(d, box=(d.box[0] - left, d.box[1], d.box[2] - left, d.box[3])) for d in row]
-    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(at_edge), other_size=unwanted))
+    found = DetectionSet(tuple(at_edge), other_size=unwanted, in_balanced_light=unwanted, unshaken=unwanted,
+                         sharpened=unwanted)
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
     assert result.error.code == "tile_count" and "cut off" in result.error.message
     # Inside the photo the missing tile may be one the detector missed: the other size is tried.
     tried = []

@@ -204,7 +204,18 @@ def read_photo(
     found = _run_detector(image, detect)
     size = functools.cache(lambda: _image_size(image))  # the header is read only when needed
     result = _read_found(found, request, size)
-    result = _read_again(found.in_balanced_light, request, result, "the tile faces were far from white (a warm or "
+    if not _cut_off(result, size):  # nothing read again brings back a tile outside the photo
+        result = _read_changed_copies(image, detect, found, request, result, turn_level)
+    _hint_cut_off(result, size)
+    _warn_of_deciding_flowers(result, request)
+    return result
+
+
+def _read_changed_copies(image: Any, detect: Detect | None, found: DetectionSet, request: ReadingRequest,
+                         first: PhotoResult, turn_level: bool) -> PhotoResult:
+    """`first`, or a reading of the photo changed where it looks at fault (a colour cast, shake,
+    blur, rows askew) that wins more surely."""
+    result = _read_again(found.in_balanced_light, request, first, "the tile faces were far from white (a warm or "
                          "dim light): read with the photo's colours balanced", "the tile faces look far from white "
                          "(a warm or dim light): a photo in daylight or under a white lamp may read better")
     result = _read_again(found.unshaken, request, result, "the photo looked shaken: read with the shake undone",
@@ -215,8 +226,6 @@ def read_photo(
         tilt = row_tilt(found.kept)
         if abs(tilt) >= MIN_TILT:
             result = _read_level(image, tilt, detect, request, result)
-    _hint_cut_off(result, size)
-    _warn_of_deciding_flowers(result, request)
     return result
 
 
