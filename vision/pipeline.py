@@ -203,8 +203,10 @@ def read_photo(
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     found = _run_detector(image, detect)
     size = functools.cache(lambda: _image_size(image))  # the header is read only when needed
-    result = _read_found(found, request, size)
-    if not _cut_off(result, size):  # nothing read again brings back a tile outside the photo
+    result = _read_found(found, request)
+    # No changed copy of the photo brings back a tile outside it. (The other input size, tried in
+    # _read_found, may still find a tile the detector missed elsewhere in the photo.)
+    if not _cut_off(result, size):
         result = _read_changed_copies(image, detect, found, request, result, turn_level)
     _hint_cut_off(result, size)
     _warn_of_deciding_flowers(result, request)
@@ -433,28 +435,21 @@ def read_detections(
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
-    size = None if image_size is None else lambda: image_size
-    result = _read_found(_as_found(detections), request, size)
-    _hint_cut_off(result, size)
+    result = _read_found(_as_found(detections), request)
+    _hint_cut_off(result, None if image_size is None else lambda: image_size)
     _warn_of_deciding_flowers(result, request)
     return result
 
 
-def _read_found(found: DetectionSet, request: ReadingRequest,
-                image_size: Callable[[], tuple[int, int]] | None = None) -> PhotoResult:
-    """The hand read from `found`, with second looks and the other input size where it does not
-    win. `image_size` gives the photo's (width, height), for telling a tile cut off by its edge."""
+def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
     result = _read(found.kept, request)
     if _failed(result):
         result = _second_look(found, result, request)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
     # on 2,200 development photos, 31 of those no second look made win then read a hand (9 exactly).
-    # A photo without tiles (an empty table between hands in footage) is not worth a second pass,
-    # nor is one whose hand has a tile cut off by its edge (no input size brings that back: on
-    # 1,000 development photos, 57 such passes saved and the same hands read).
-    if (_failed(result) and result.error.kind != "no_tiles" and found.other_size is not None
-            and not _cut_off(result, image_size)):
-        again = _read_found(found.other_size(), request, image_size)
+    # A photo without tiles (an empty table between hands in footage) is not worth a second pass.
+    if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
+        again = _read_found(found.other_size(), request)
         if not _failed(again):
             again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
                                   "photo at its other input size")
