@@ -15,8 +15,11 @@ from PIL import Image
 
 from vision.classifier import TOP_K as CLASSIFIER_TOP_K
 from vision.detections import CLASS_NAMES, Detection
+from vision.grouping import iou
 from vision.detector import (
+    DEFAULT_CONF,
     DEFAULT_MODEL,
+    FINE_SCALE,
     Detector,
     DetectorError,
     Letterbox,
@@ -515,6 +518,20 @@ def test_a_photo_with_the_pixels_can_be_read_again_at_the_other_size(rendered_sc
     again = found.other_size()
     assert again.kept and all(isinstance(d, Detection) for d in again.kept)
     assert again.other_size is None and [d.box for d in again.kept] != [d.box for d in found.kept]
+
+
+@needs_model
+def test_the_other_size_reads_only_the_part_around_the_tiles_and_finds_what_the_whole_photo_gives(rendered_scenes):
+    large = np.asarray(Image.fromarray(rendered_scenes[0].image).resize((1280, 960)))
+    detector = Detector()
+    kept = detector.detect_set(large).kept
+    fine = round(detector.imgsz * FINE_SCALE)
+    whole = [d for d in detector._boxes_at(large, 1280, 960, fine)[0] if d.is_tile and d.confidence >= DEFAULT_CONF]
+    read, boxes_at = [], detector._boxes_at
+    detector._boxes_at = lambda rgb, *rest: read.append(rgb.shape[:2]) or boxes_at(rgb, *rest)
+    around = detector._boxes_around(large, 1280, 960, fine, kept)
+    assert read[0][0] * read[0][1] < 1280 * 960  # a part of the photo, not all of it
+    assert whole and all(any(a.code == d.code and iou(a, d) >= 0.8 for a in around) for d in whole)
 
 
 def test_face_gains_take_the_tile_faces_bright_pixels_to_white():
