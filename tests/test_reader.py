@@ -107,6 +107,11 @@ def test_thirteen_or_fifteen_tiles_give_a_tile_count_error(count):
     assert len(result.tiles) == count + 1  # the tiles are still reported
 
 
+def test_one_tile_alone_is_counted_as_one_tile():
+    result = read_detections(hand_row([], "5s"), rules=RULES)
+    assert result.error.code == "tile_count" and "read 1 tile: 1 concealed" in result.error.message
+
+
 def test_a_winning_tile_named_but_not_in_the_photo_completes_the_hand():
     thirteen = row_detections(RowSpec(CONCEALED))  # the player still holds the winning 7z
     result = read_detections(thirteen, rules=RULES, winning_tile="7z")

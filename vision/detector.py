@@ -671,7 +671,7 @@ class Detector:
         if self.stride is not None and max(width, height) >= fine:
             if tiles_look_small(detections, fit):
                 first, other = self._boxes_at(rgb, width, height, fine)[0], lambda: detections
-            else:
+            else:  # around the tiles kept below: the other size is read only when asked for, after
                 other = lambda: self._boxes_around(rgb, width, height, fine, found.kept)  # noqa: E731
         found = self._checked(rgb, width, height, first, upright)
         if not read_again:

@@ -399,7 +399,7 @@ def _check_tile_count(layout: Layout, winning_tile: str | None) -> bool:
         raise PhotoError(
             "not_winning",
             "tile_count",
-            f"read {total} tiles: {standing} concealed{melds}; a winning hand needs {expected} concealed "
+            f"read {total} tile{'s' * (total != 1)}: {standing} concealed{melds}; a winning hand needs {expected} concealed "
             f"tiles{melds} (14 tiles, plus one per kong)"
             + ("; if the winning tile is not in the photo, name it with --winning-tile (e.g. 5p)" if unseen else ""),
         )
