@@ -2,7 +2,7 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 30] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm] [--blur 1.5] [--shake 9]
+        [--light warm] [--blur 1.5] [--shake 9] [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -12,6 +12,8 @@ its plane by up to that many degrees either way, as a phone held askew takes it;
 every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both); `--blur` blurs it
 (Gaussian, sigma in pixels: a photo out of focus); `--shake` smears it along a line that many
 pixels long, in a direction drawn at random for each photo (the phone moved during the exposure).
+`--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
+what it buys in hands and in time.
 
 Sets:
   * synthetic: faces from `--source`;
@@ -41,7 +43,7 @@ import statistics
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +55,7 @@ sys.path.insert(0, str(REPO))
 from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import score_json  # noqa: E402
-from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection  # noqa: E402
+from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection, DetectionSet  # noqa: E402
 from vision.detector import box_through, turned  # noqa: E402
 from vision.grouping import iou  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
@@ -258,12 +260,24 @@ def verdict(result, meta: dict, rules: str) -> tuple[bool, bool, str | None]:
     return hand_ok, score_ok, None if hand_ok else (result.error.code if result.error else "wrong_hand")
 
 
+# The photo pipeline's extra readings of a hand read unsurely or not at all: the DetectionSet
+# field each is asked for through (the level turn is read_photo's own, `turn_level`).
+EXTRA_READINGS = {"other-size": "other_size", "balanced": "in_balanced_light", "unshaken": "unshaken",
+                  "sharpened": "sharpened", "level": None}
+
+
+def pared(found: DetectionSet, without: frozenset[str]) -> DetectionSet:
+    """`found` without the extra readings named in `without`."""
+    return replace(found, **{EXTRA_READINGS[name]: None for name in without if EXTRA_READINGS[name]})
+
+
 def context_of(meta: dict) -> dict:
     return {k: meta["hand"][k] for k in CONTEXT_KEYS}
 
 
-def evaluate(scenes: list[Scene], rules: str, detector,
-             desc: str) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter, tuple[Trust, Trust]]:
+def evaluate(scenes: list[Scene], rules: str, detector, desc: str,
+             without: frozenset[str] = frozenset()) -> tuple[Tally, Tally, Tally, Tally, list[float], Counter,
+                                                             tuple[Trust, Trust]]:
     """(truth detections over complete photos, truth detections over all, detector over complete
     photos, detector over all, seconds per read from truth detections of complete photos, the
     causes of the detector's wrong readings of complete photos, the detector's readings by hand
@@ -282,9 +296,10 @@ def evaluate(scenes: list[Scene], rules: str, detector,
             judge(result, scene.meta, rules, gt_complete)
             read_seconds.append(seconds)
         if detector is not None:
-            found = detector.detect_set(scene.jpeg)
+            found = pared(detector.detect_set(scene.jpeg), without)
             # the boxes found here, and the detector itself for the photo turned level
-            result = read_photo(scene.jpeg, detect=lambda image: found if image is scene.jpeg else detector.detect_set(image), **kw)
+            result = read_photo(scene.jpeg, turn_level="level" not in without, **kw,
+                                detect=lambda image: found if image is scene.jpeg else detector.detect_set(image))
             hand_ok, score_ok, failure = verdict(result, scene.meta, rules)
             for tally in (model, model_complete) if scene.complete else (model,):
                 tally.add(hand_ok, score_ok, failure)
@@ -295,7 +310,7 @@ def evaluate(scenes: list[Scene], rules: str, detector,
     return gt_complete, gt_all, model_complete, model, read_seconds, causes, (trust, score_trust)
 
 
-def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
+def latency(scenes: list[Scene], rules: str, detector, without: frozenset[str] = frozenset()) -> tuple[float, float]:
     """p50 seconds of the detector alone and of the whole read, alternating on the same JPEGs."""
     detector.detect_set(scenes[0].jpeg)  # load the session outside the timing
     alone, whole = [], []
@@ -303,8 +318,9 @@ def latency(scenes: list[Scene], rules: str, detector) -> tuple[float, float]:
         t0 = time.perf_counter()
         detector.detect_set(scene.jpeg)
         t1 = time.perf_counter()
-        read_photo(scene.jpeg, rules=rules, context=context_of(scene.meta),
-                   kong_codes=kong_hints(scene.meta), detect=detector.detect_set)
+        read_photo(scene.jpeg, rules=rules, context=context_of(scene.meta), kong_codes=kong_hints(scene.meta),
+                   detect=lambda image: pared(detector.detect_set(image), without),
+                   turn_level="level" not in without)
         t2 = time.perf_counter()
         alone.append(t1 - t0)
         whole.append(t2 - t1)
@@ -329,7 +345,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--blur", type=float, default=0.0, help="blur every photo by a Gaussian of this sigma, pixels")
     parser.add_argument("--shake", type=int, default=0,
                         help="smear every photo along a line this many pixels long, in a random direction")
+    parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
+                        help="leave this extra reading of the photo pipeline out (repeatable)")
     args = parser.parse_args(argv)
+    without = frozenset(args.without)
 
     detector = None
     if not args.no_model:
@@ -345,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.semi_real:
         sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "shake": args.shake, "sets": {}}
+                    "shake": args.shake, "without": sorted(without), "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
@@ -354,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
-            scenes, args.rules, detector, name)
+            scenes, args.rules, detector, name, without)
         read_seconds += seconds
         lines.append(gt_complete.row(f"{name}: truth boxes, complete photos"))
         lines.append(gt_all.row(f"{name}: truth boxes, all photos"))
@@ -380,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"grouping + reading + scoring from true boxes, complete photos: "
                      f"p50 {1000 * statistics.median(read_seconds):.1f} ms")
     if detector is not None and timed:
-        alone, whole = latency(timed, args.rules, detector)
+        alone, whole = latency(timed, args.rules, detector, without)
         report["latency"] = {"detector_p50_s": alone, "photo_to_score_p50_s": whole, "ratio": whole / alone}
         lines.append(f"latency p50: detector {1000 * alone:.1f} ms, photo -> score {1000 * whole:.1f} ms, "
                      f"ratio {whole / alone:.3f} (target <= 1.2)")
