@@ -248,6 +248,37 @@ def test_missing_file_is_reported():
     assert info.value.code == "file-missing"
 
 
+def test_a_folder_is_not_taken_for_a_missing_file(tmp_path):
+    with pytest.raises(DetectorError) as info:
+        load_image(tmp_path)
+    assert info.value.code == "not-a-file" and "folder" in str(info.value)
+
+
+def test_size_limits_are_ours_not_pillows(tmp_path):
+    """Pillow warns of a 'decompression bomb' from 89 MP and refuses from 179 MP; our limit is
+    MAX_PIXELS, and a photo over it is told so in our words, with the file's name."""
+    import warnings
+
+    below, above = tmp_path / "108mp.png", tmp_path / "200mp.png"
+    below.write_bytes(png_header_only(12000, 9000))
+    above.write_bytes(png_header_only(20000, 10000))
+    with warnings.catch_warnings(), pytest.raises(DetectorError) as info:
+        warnings.simplefilter("error")
+        load_image(below)
+    assert info.value.code == "unreadable-image"  # past the size checks, no pixels to decode
+    with pytest.raises(DetectorError) as info:
+        load_image(above)
+    assert info.value.code == "image-too-large" and str(above) in str(info.value) and "150 MP" in str(info.value)
+
+
+def test_a_cut_short_file_is_named_in_the_message(tmp_path):
+    path = tmp_path / "cut.png"
+    path.write_bytes(NOISE_PNG[: len(NOISE_PNG) // 2])
+    with pytest.raises(DetectorError) as info:
+        load_image(path)
+    assert str(info.value).startswith(f"{path}: cannot decode the image")
+
+
 @pytest.mark.parametrize(
     "img",
     [
@@ -755,10 +786,25 @@ def test_detect_command_lists_the_sample_hands_tiles_as_json(capsys, mode):
     assert len(tiles) >= 14 and all(d["alternatives"][0][0] == d["code"] for d in tiles)
 
 
+@pytest.mark.parametrize("argv", [["--annotate", "out.txt"], ["--conf", "2"], ["--conf", "nan"]])
+def test_detect_command_refuses_bad_options_with_exit_2(tmp_path, capsys, argv):
+    from vision.cli import main
+
+    argv = [str(tmp_path / a) if a == "out.txt" else a for a in argv]
+    try:
+        code = main(["detect", str(tmp_path / "photo.jpg"), *argv])
+    except SystemExit as exc:  # argparse refuses the value
+        code = exc.code
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and ("out.txt" in err or "between 0 and 1" in err)
+
+
 def test_detect_command_refuses_a_file_that_is_no_image(tmp_path, capsys):
     from vision.cli import main
 
     bad = tmp_path / "notes.jpg"
     bad.write_text("not a photo")
-    assert main(["detect", str(bad), "--json"]) == 1
-    assert "error" in json.loads(capsys.readouterr().out)
+    assert main(["detect", str(bad), "--json"]) == 2
+    assert json.loads(capsys.readouterr().out) == {
+        "ok": False, "error": {"code": "not-an-image", "message": f"{bad}: not an image file Pillow can read"},
+    }

@@ -53,6 +53,37 @@ def test_contradictory_flags_exit_2(capsys):
     assert exit_code == 2 and "contradictory_flags" in err
 
 
+
+@pytest.mark.parametrize("name", ["out.txt", "no-suffix", "a-folder.png", "a-file.png/out.png"])
+def test_an_annotated_image_that_cannot_be_written_exits_2_before_reading(tmp_path, capsys, name):
+    (tmp_path / "a-folder.png").mkdir()
+    (tmp_path / "a-file.png").write_bytes(b"")
+    out = tmp_path / name
+    exit_code, _, err = run_cli(capsys, "no-such-photo.jpg", "--annotate", str(out))
+    assert exit_code == 2 and "[bad_output_path]" in err and str(out) in err
+    exit_code, out_json, _ = run_cli(capsys, "no-such-photo.jpg", "--annotate", str(out), "--json")
+    result = json.loads(out_json)
+    assert exit_code == 2 and result["error"]["code"] == "bad_output_path"
+    assert set(result) >= {"ok", "tiles", "groups", "hand", "score", "warnings", "error"} and not result["ok"]
+    code = main(["demo", "--out", str(out)])
+    assert code == 2 and "[bad_output_path]" in capsys.readouterr().err
+
+
+@needs_model
+def test_a_folder_given_as_the_photo_is_named_as_such(tmp_path, capsys):
+    exit_code, _, err = run_cli(capsys, str(tmp_path))
+    assert exit_code == 2 and "[not-a-file]" in err and "folder" in err
+
+
+@needs_model
+def test_a_hand_that_does_not_win_shows_no_total_or_payments(capsys):
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--rules", "shanghai")
+    # Shanghai old-style has no seven-pairs hand, so the sample's hand does not win there.
+    assert exit_code == 4 and "[not_winning]" in out
+    assert "total" not in out and "payments" not in out and "below the minimum" not in out
+
+
 @needs_model
 @pytest.mark.parametrize(
     "content, code",

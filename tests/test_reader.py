@@ -44,7 +44,7 @@ def test_reader_picks_the_alternative_that_makes_a_winning_hand():
     assert result.hand["concealed"] == CONCEALED
     tile = result.tiles[7]
     assert (tile.code, tile.detected, tile.uncertain) == ("8s", "8p", True)
-    assert any("8s (read 8p)" in w for w in result.warnings)
+    assert any("8s (detector: 8p)" in w for w in result.warnings)
     assert result.confidence == pytest.approx(0.35)
 
 
@@ -308,6 +308,13 @@ def test_kong_all_face_down_needs_a_hint():
     hinted = read_detections(_kong_scene(["back"] * 4), rules=RULES, kong_codes=["3z"])
     assert hinted.score["ok"] and hinted.score["reason"] != "not_winning"
     assert hinted.hand["melds"][0]["tiles"] == ["3z"] * 4
+    assert not any("--kong" in w for w in hinted.warnings)
+
+
+def test_kong_hints_beyond_the_face_down_kongs_are_warned_of():
+    result = read_detections(_kong_scene(["back"] * 4), rules=RULES, kong_codes=["3z", "5s", "1m"])
+    assert result.hand["melds"][0]["tiles"] == ["3z"] * 4
+    assert "--kong 5s 1m: ignored, the photo shows 1 kong(s) with all four tiles face down" in result.warnings
 
 
 def _boxed_run_in_front(concealed, winning, run):

@@ -10,6 +10,7 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +189,24 @@ def _wrap(text: str, width: int) -> list[str]:
         else:
             current = f"{current} {word}".strip()
     return lines + ([current] if current else [])
+
+
+# Formats both Pillow (`mjlens photo`) and OpenCV (`mjlens detect`) write, by file suffix.
+OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
+
+
+def output_problem(out: str | Path) -> str | None:
+    """Why an annotated image could not be written to `out`, or None: checked before a photo is
+    read, so that a mistyped path costs no work. Missing folders are created when it is saved."""
+    out = Path(out)
+    if out.is_dir():
+        return f"{out} is a folder; name the image file to write, e.g. {out / 'annotated.png'}"
+    if out.suffix.lower() not in OUTPUT_SUFFIXES:
+        return f"{out}: the annotated image's name must end in one of {' '.join(OUTPUT_SUFFIXES)}"
+    folder = next(p for p in (out.absolute().parent, *out.absolute().parents) if p.exists())
+    if not folder.is_dir() or not os.access(folder, os.W_OK):
+        return f"{out}: cannot write there ({folder} is not a folder this user can write to)"
+    return None
 
 
 def save_annotated(image: Any, result: PhotoResult, out: str | Path) -> Path:

@@ -24,6 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
 
 
+def _shown_path(path: Path) -> Path:
+    """The path as the user can type it here: relative below the working folder, else absolute."""
+    return path.relative_to(Path.cwd()) if path.is_relative_to(Path.cwd()) else path
+
+
 def run(args: argparse.Namespace) -> int:
     facts = json.loads(SAMPLE_FACTS.read_text())
     # The sample's win context is stored as `mjlens photo` options, parsed like a user's.
@@ -32,5 +37,5 @@ def run(args: argparse.Namespace) -> int:
     argv = facts["photo_args"] + ["--annotate", args.out] + (["--json"] if args.json else [])
     photo_args = parser.parse_args(argv)
     if not args.json:
-        print(f"mjlens photo {SAMPLE_IMAGE.relative_to(SAMPLES.parent)} {' '.join(argv)}\n")
+        print(f"mjlens photo {_shown_path(SAMPLE_IMAGE)} {' '.join(argv)}\n")
     return run_on(SAMPLE_IMAGE, photo_args)

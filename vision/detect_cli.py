@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from vision.annotate import label_top
+from vision.annotate import label_top, output_problem
 from vision.detections import Detection
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
 
@@ -19,13 +19,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print detections as JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="write the image with boxes drawn")
     parser.add_argument("--model", type=Path, help="ONNX weights (default: the shipped models/mjlens-tiles.onnx)")
-    parser.add_argument("--conf", type=float, default=None,
+    parser.add_argument("--conf", type=_confidence, default=None,
                         help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
                              f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
     parser.add_argument("--hand-photo", action="store_true",
                         help="the photo shows one player's hand: read its tiles as `mjlens photo` does "
                              "(upright or upside down, but the sideways claimed tiles), as a photo of a "
                              "few large tiles is read without it")
+
+
+def _confidence(text: str) -> float:
+    value = float(text)
+    if not 0.0 < value < 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is not a confidence between 0 and 1")
+    return value
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
@@ -54,19 +61,23 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)
     try:
+        problem = args.annotate and output_problem(args.annotate)
+        if problem:
+            raise DetectorError("bad-output-path", problem)
+        detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)
         detections = detector.detect(args.image)
         if args.annotate:
-            annotate(args.image, detections, args.annotate)
+            try:
+                annotate(args.image, detections, args.annotate)
+            except OSError as exc:
+                raise DetectorError("write-failed", f"cannot write {args.annotate}: {exc}") from exc
     except DetectorError as exc:
         if args.json:
-            print(json.dumps({"error": exc.code, "message": str(exc)}))
-        print(f"error [{exc.code}]: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"error [write-failed]: {exc}", file=sys.stderr)
-        return 1
+            print(json.dumps({"ok": False, "error": {"code": exc.code, "message": str(exc)}}, ensure_ascii=False))
+        else:
+            print(f"mjlens detect: {exc} [{exc.code}]", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps([
             {"code": d.code, "confidence": round(d.confidence, 4), "box": [round(v, 1) for v in d.box],

@@ -178,9 +178,9 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
     if isinstance(source, np.ndarray):
         return _array_to_rgb(source), (source.shape[1], source.shape[0])
     if isinstance(source, Image.Image):
-        img = source
+        img, name = source, "the image"
     else:
-        img = _open(source)
+        img, name = _open(source), _source_name(source)
     _check_size(*img.size)
     try:
         width, height = _upright_size(img)
@@ -190,7 +190,7 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         img = ImageOps.exif_transpose(img)
         pixels = _to_rgb(img)
     except (OSError, ValueError, SyntaxError) as exc:
-        raise DetectorError("unreadable-image", f"cannot decode the image: {exc}") from exc
+        raise _unreadable(name, exc) from exc
     return pixels, (width, height)
 
 
@@ -224,29 +224,45 @@ def register_phone_formats() -> None:
     register_heif_opener()
 
 
+def _source_name(source: str | Path | bytes) -> str:
+    return "<bytes>" if isinstance(source, bytes) else str(source)
+
+
+def _unreadable(name: str, exc: Exception) -> DetectorError:
+    return DetectorError("unreadable-image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
+
+
 def _open(source: str | Path | bytes) -> "Image.Image":
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
     register_phone_formats()
+    name = _source_name(source)
     if isinstance(source, bytes):
         if not source:
             raise DetectorError("empty-file", "the image data is empty (0 bytes)")
-        stream, name = io.BytesIO(source), "<bytes>"
+        stream = io.BytesIO(source)
     else:
         path = Path(source)
+        if path.is_dir():
+            raise DetectorError("not-a-file", f"{path}: is a folder, not an image file")
         if not path.is_file():
             raise DetectorError("file-missing", f"{path}: no such file")
         if path.stat().st_size == 0:
             raise DetectorError("empty-file", f"{path}: the file is empty (0 bytes)")
-        stream, name = path, str(path)
+        stream = path
     try:
-        return Image.open(stream)
+        # MAX_PIXELS (_check_size) is the limit; Pillow's own warning below it would only alarm.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            return Image.open(stream)
     except Image.DecompressionBombError as exc:
-        raise DetectorError("image-too-large", f"{name}: {exc}") from exc
+        raise DetectorError("image-too-large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
     except UnidentifiedImageError as exc:
         raise DetectorError("not-an-image", f"{name}: not an image file Pillow can read") from exc
     except (OSError, ValueError, SyntaxError) as exc:
-        raise DetectorError("unreadable-image", f"{name}: {exc}") from exc
+        raise _unreadable(name, exc) from exc
 
 
 def _check_size(width: int, height: int) -> None:

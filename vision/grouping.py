@@ -132,7 +132,9 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
         raise PhotoError(
             "not_winning",
             "several_hands",
-            f"found {hand_count + len(stray)} tiles in {len(rows)} separate rows: this looks like "
+            f"found {hand_count + len(stray)} tiles in {len(rows)} separate rows"
+            + (f" besides {len(flowers)} flower(s)" if flowers else "")
+            + ": this looks like "
             "more than one player's tiles; photograph only the winning hand",
         )
     warnings: list[str] = []

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 
+from scoring.result import NOT_WINNING
 from vision.photo_errors import PhotoError
 
 HELP = "read the winning hand in a photo and score it (exit 0 scored, 2 bad input, 3 no tiles, 4 no winning hand)"
@@ -70,17 +71,26 @@ def context_from_args(args: argparse.Namespace) -> dict:
 
 
 def run_on(image, args: argparse.Namespace) -> int:
-    """Read, print and optionally annotate; returns the exit code."""
-    from vision.pipeline import read_photo
+    """Read, annotate and print; returns the exit code."""
+    from vision.annotate import output_problem, save_annotated
+    from vision.pipeline import PhotoResult, read_photo
 
     try:
+        problem = args.annotate and output_problem(args.annotate)
+        if problem:
+            raise PhotoError("bad_input", "bad_output_path", problem)
         result = read_photo(
             image, rules=args.rules, context=context_from_args(args),
             winning_tile=args.winning_tile, kong_codes=args.kong, flowers=args.flowers,
         )
+        if args.annotate:
+            try:
+                save_annotated(image, result, args.annotate)
+            except (OSError, ValueError) as exc:
+                raise PhotoError("bad_input", "write_failed", f"cannot write {args.annotate}: {exc}") from exc
     except PhotoError as exc:
         if args.json:
-            print(json.dumps({"ok": False, "error": exc.to_dict()}, ensure_ascii=False))
+            print(json.dumps(PhotoResult(error=exc).to_json(), ensure_ascii=False, indent=1))
         else:
             print(f"mjlens photo: {exc.message} [{exc.code}]", file=sys.stderr)
         return exc.exit_code
@@ -88,12 +98,8 @@ def run_on(image, args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:
         print(format_result(result, args.rules))
-    if args.annotate:
-        from vision.annotate import save_annotated
-
-        out = save_annotated(image, result, args.annotate)
-        if not args.json:
-            print(f"annotated image: {out}")
+        if args.annotate:
+            print(f"annotated image: {args.annotate}")
     return result.exit_code
 
 
@@ -122,7 +128,7 @@ def format_result(result, rules: str) -> str:
     elif result.tiles:
         lines.append(f"tiles seen:   {' '.join(t.code for t in result.tiles)}")
     score = result.score or {}
-    if score.get("ok"):
+    if score.get("ok") and score.get("reason") != NOT_WINNING:
         lines.append("")
         rows = [(f["zh"], f["en"], f"{f['points']}" + (f" x{f['count']}" if f["count"] > 1 else ""))
                 for f in score["fans"]]

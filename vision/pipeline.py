@@ -180,6 +180,11 @@ class PhotoResult:
 Detect = Callable[[Any], Sequence[Detection] | DetectionSet]
 
 
+def _uncertain_label(tile: TileResult) -> str:
+    """`6p (detector: 8p)` where the reader chose another code than the detector's first."""
+    return tile.code if tile.code == tile.detected else f"{tile.code} (detector: {tile.detected})"
+
+
 def read_photo(
     image: str | Path | bytes | Any,
     rules: str = "mcr",
@@ -574,7 +579,7 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
     if uncertain:
         result.warnings.append(
             "uncertain tile(s): "
-            + ", ".join(f"{result.tiles[i].code} (read {result.tiles[i].detected})" for i in sorted(uncertain))
+            + ", ".join(_uncertain_label(result.tiles[i]) for i in sorted(uncertain))
         )
     if best.score.get("ok"):
         result.fan_tiles = [_fan_tile_indices(fan, result) for fan in best.score["fans"]]

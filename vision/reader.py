@@ -98,7 +98,7 @@ def read_hand(
     when the tile count cannot make a hand or tiles are unreadable.
     """
     warnings: list[str] = []
-    kong_fill = _face_down_kongs(layout, kong_codes)
+    kong_fill = _face_down_kongs(layout, kong_codes, warnings)
     choices = _tile_choices(layout, winning_tile, warnings)
     unseen_winner = _check_tile_count(layout, winning_tile)
     if unseen_winner:
@@ -195,9 +195,9 @@ def read_hand(
     return HandReading(chosen, best is not None, runner_up, uncertain, tuple(warnings), score_probability)
 
 
-def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, str]:
+def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...], warnings: list[str]) -> dict[int, str]:
     """Codes for kongs whose four tiles all lie face down, from the caller's hints, which name
-    them left to right as seen in the photo."""
+    them left to right as seen in the photo; hints beyond those kongs are warned of."""
     hidden = sorted(
         (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
         key=lambda n: min(layout.tiles[i].box[0] for i in layout.melds[n].tiles),
@@ -208,6 +208,11 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...]) -> dict[int, s
             "unknown_kong",
             f"{len(hidden)} concealed kong(s) lie with all four tiles face down, so their tile cannot "
             "be seen; name each with --kong CODE (e.g. --kong 5p)",
+        )
+    if len(kong_codes) > len(hidden):
+        warnings.append(
+            f"--kong {' '.join(kong_codes[len(hidden):])}: ignored, the photo shows "
+            f"{len(hidden)} kong(s) with all four tiles face down"
         )
     return dict(zip(hidden, kong_codes))
 
