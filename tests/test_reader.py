@@ -631,6 +631,14 @@ def test_several_hands_keep_the_tiles_and_exit_4():
     assert len(result.tiles) == 42 and all(t.role == "unassigned" for t in result.tiles)
 
 
+def test_several_hands_count_their_flowers_too():
+    tiles = row_detections(RowSpec(["1f", "2f", "3f"], origin=(1400, 50)))
+    for y in (50, 400, 750):
+        tiles += row_detections(RowSpec(CONCEALED + ["1z"], origin=(100, y)))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error.code == "several_hands" and "found 42 tiles in 3 separate rows besides 3 flower(s)" in result.error.message
+
+
 def test_fan_provenance_points_at_tiles_with_the_fans_codes():
     concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
     tiles = hand_row(concealed, "5z")
