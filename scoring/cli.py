@@ -13,6 +13,7 @@ from typing import TextIO
 
 from . import notation, score_json
 from .errors import ScoringError
+from .jsonio import loads
 from .result import Result
 from .rules import available_rulesets, get_ruleset
 
@@ -62,11 +63,9 @@ def run_jsonl(source: TextIO, sink: TextIO, rules: str, options: dict | None) ->
     errors = 0
     for line in source:
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            out = ScoringError("bad_json", f"line is not JSON: {e.msg} at column {e.colno}").to_json()
-        else:
-            out = score_json(obj, rules, options)
+            out = score_json(loads(line), rules, options)
+        except ScoringError as e:
+            out = e.to_json()
         errors += not out["ok"]
         sink.write(json.dumps(out, ensure_ascii=False) + "\n")
         sink.flush()
@@ -81,18 +80,26 @@ def _pad(text: str, width: int) -> str:
     return text + " " * max(0, width - _width(text))
 
 
+# A total that rests on a fan no primary source defines must say so (the JSON's "provisional": true)
+PROVISIONAL_MARK = " *"
+PROVISIONAL_NOTE = "  * provisional: no primary source defines this fan; scored by our own definition"
+
+
 def format_table(result: Result, hand_text: str) -> str:
     rules = get_ruleset(result.rules)
     lines = [f"{hand_text}   [{rules.title}]"]
     if result.reason == "not_winning":
         lines.append("Not a winning hand: the tiles form no complete shape.")
         return "\n".join(lines)
-    rows = [(f"{f.zh} {f.en}", str(f.points), f"×{f.count}", "  ".join(notation.tiles_text(g) for g in f.groups))
+    rows = [(f"{f.zh} {f.en}" + (PROVISIONAL_MARK if f.provisional else ""), str(f.points), f"×{f.count}",
+             "  ".join(notation.tiles_text(g) for g in f.groups))
             for f in result.fans]
     widths = [max([_width(r[k]) for r in rows] + [4]) for k in range(3)]
     header = ("Fan", "Pts", "Cnt", "Tiles")
     for row in (header, *rows):
         lines.append("  " + "  ".join(_pad(row[k], widths[k]) if k < 3 else row[k] for k in range(4)))
+    if any(f.provisional for f in result.fans):
+        lines.append(PROVISIONAL_NOTE)
     lines.append(f"Total: {result.total}" + (f" (flowers {result.flowers})" if result.flowers else ""))
     if rules.summary:
         lines.append(rules.summary(result))

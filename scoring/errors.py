@@ -22,6 +22,22 @@ ERROR_CODES: dict[str, str] = {
 }
 
 
+# How an error message names a value of each JSON kind it did not expect
+JSON_KINDS: dict[type, str] = {
+    bool: "true or false", int: "a whole number", float: "a number", str: "a string",
+    list: "a list", dict: "an object", type(None): "null",
+}
+
+
+def shown(value: object) -> str:
+    """`value` as an error message names it: a string as written, anything else by its kind.
+    Input from outside may be nested thousands deep or be a number thousands of digits long,
+    whose repr fails (past the recursion limit, past the 4300 digits Python converts)."""
+    if isinstance(value, str):
+        return repr(value)
+    return JSON_KINDS.get(type(value), f"a {type(value).__name__}")
+
+
 class ScoringError(ValueError):
     """Malformed input. `code` is one of ERROR_CODES, `message` says what to fix."""
 

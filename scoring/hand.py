@@ -184,6 +184,12 @@ class Hand:
         return list(self.counts)
 
     @property
+    def has_kong(self) -> bool:
+        """A kong was declared (standing tiles never form one): the only source of a kong
+        replacement tile, so the flag `kong_replacement` scores nothing without one."""
+        return any(m.kind == "kong" for m in self.melds)
+
+    @property
     def is_concealed(self) -> bool:
         """No chow, pung or exposed kong was claimed (门前清); concealed kongs keep a hand concealed."""
         return all(m.concealed for m in self.melds)

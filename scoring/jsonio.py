@@ -14,11 +14,13 @@ Only `concealed` and `winning_tile` are required; everything else has the defaul
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import repeat
 from typing import Any
 
-from .errors import ScoringError
+from .errors import ScoringError, shown
 from .hand import Hand, Meld, WinContext
 
 _CONTEXT_KEYS = {
@@ -29,6 +31,25 @@ _CONTEXT_KEYS = {
 _HAND_KEYS = {"concealed", "melds", "winning_tile", "flowers"}
 _MELD_KEYS = {"kind", "tiles", "concealed", "claimed"}
 _KEYS = _HAND_KEYS | set(_CONTEXT_KEYS)
+
+
+def loads(text: str) -> Any:
+    """Parse one JSON document; whatever Python cannot read is ScoringError(bad_json): malformed
+    text, and well-formed JSON past Python's limits: nested deeper than the recursion limit (the
+    decoder recurses once per [ or {), or a whole number of more than 4300 digits."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ScoringError("bad_json", f"not JSON: {e.msg} at character {e.pos + 1}") from None
+    except RecursionError:
+        raise ScoringError("bad_json", "JSON nested too deeply to be a hand") from None
+    except ValueError:  # for str input the decoder's only other error: the digit limit
+        raise ScoringError("bad_json", "a number with more digits than Python reads (4300)") from None
+
+
+def _names(keys: Iterable[object]) -> str:
+    """Unknown keys for an error message (a Python caller's keys need not be strings)."""
+    return ", ".join(sorted(k if isinstance(k, str) else shown(k) for k in keys))
 
 
 def _tile_list(obj: dict, key: str) -> list[str]:
@@ -43,7 +64,7 @@ def _meld(obj: Any, n: int) -> Meld:
         raise ScoringError("bad_json", f"meld {n} must be an object with kind and tiles")
     if not obj.keys() <= _MELD_KEYS:
         extra = obj.keys() - _MELD_KEYS
-        raise ScoringError("bad_json", f"meld {n}: unknown key(s) {', '.join(sorted(extra))}")
+        raise ScoringError("bad_json", f"meld {n}: unknown key(s) {_names(extra)}")
     if "kind" not in obj or "tiles" not in obj:
         raise ScoringError("bad_json", f"meld {n} needs \"kind\" and \"tiles\"")
     concealed = obj.get("concealed", False)
@@ -68,7 +89,7 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
         raise ScoringError("bad_json", "a hand is a JSON object")
     if not obj.keys() <= _KEYS:
         extra = obj.keys() - _KEYS
-        raise ScoringError("bad_json", f"unknown key(s) {', '.join(sorted(extra))}")
+        raise ScoringError("bad_json", f"unknown key(s) {_names(extra)}")
     for key in ("concealed", "winning_tile"):
         if key not in obj:
             raise ScoringError("bad_json", f"missing {key!r}")

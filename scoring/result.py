@@ -8,8 +8,11 @@ JSON form (`Result.to_json()`):
      "breakdown": {...rule-set specific...}, "total": 32, "flowers": 1, "minimum_met": true,
      "payments": {"E": 120, "S": -40, "W": -40, "N": -40}}
 
-`reason` is null for a scoring win, "not_winning" when the tiles form no winning shape, and
-"below_minimum" when they do but the rule set's minimum (MCR: 8 fan without flowers) is not met.
+`winning` says whether the tiles form a winning shape; `reason` is null for a scoring win,
+"not_winning" when they form none (`winning` false), and "below_minimum" when they do (`winning`
+true) but the rule set's minimum (MCR: 8 fan without flowers) is not met.  `minimum_met` is true for
+a scoring win only.  A hand below the minimum was still shown as a win (the photo reader and
+footage keep it as the hand read, and say why it does not pay), hence `winning` true.
 `tiles` lists every tile used by the fan's occurrences, `groups` one list per occurrence.
 `provisional` appears only on fans whose definition has no primary source.  `payments` holds one
 signed amount per seat and sums to zero (all zero when the hand does not score).
@@ -86,6 +89,9 @@ class Result:
     def __post_init__(self) -> None:
         if self.reason is not None and self.reason not in REASONS:
             raise ValueError(f"unknown reason {self.reason!r}")
+        if (self.winning, self.minimum_met) != (self.reason != NOT_WINNING, self.reason is None):
+            raise ValueError(f"winning={self.winning} and minimum_met={self.minimum_met} "
+                             f"contradict reason {self.reason!r}")
         if sum(self.payments.values()) != 0:
             raise ValueError(f"payments do not sum to zero: {self.payments}")
 

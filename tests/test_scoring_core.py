@@ -73,6 +73,112 @@ def test_score_json_never_raises():
     assert out["error"]["code"] == "unknown_rules"
 
 
+def _nested(depth: int, inner: object = None) -> list:
+    for _ in range(depth):
+        inner = [inner]
+    return inner
+
+
+def _deep_tuple(depth: int) -> tuple:
+    inner: tuple = ()
+    for _ in range(depth):
+        inner = (inner,)
+    return inner
+
+
+def test_jsonl_goes_on_after_json_python_cannot_read():
+    """A line nested past Python's recursion limit, or holding a number past its 4300-digit
+    limit, is well-formed JSON the decoder still refuses: a bad_json line, then the next hand."""
+    import io
+
+    from scoring.cli import run_jsonl
+
+    good = json.dumps(BASE)
+    bad = ["[" * 100_000, '{"concealed": ' + "[" * 3000 + "]" * 3000 + ', "winning_tile": "5p"}',
+           '{"concealed": ' + "1" * 5000 + "}", "[[["]
+    sink = io.StringIO()
+    assert run_jsonl(io.StringIO("\n".join([good, *bad, good]) + "\n"), sink, "mcr", None) == len(bad)
+    lines = [json.loads(line) for line in sink.getvalue().splitlines()]
+    assert [line["ok"] for line in lines] == [True, *[False] * len(bad), True]
+    assert all(line["error"]["code"] == "bad_json" for line in lines[1:-1])
+
+
+@pytest.mark.parametrize("rules", scoring.available_rulesets())
+def test_score_json_names_no_value_it_cannot_show(rules):
+    """Error messages name a value from outside by its kind: its repr would recurse past the limit
+    (nested thousands deep) or fail (a number of thousands of digits)."""
+    deep, key = _nested(100_000), _deep_tuple(100_000)
+    fields = scoring.get_ruleset(rules).options_type.__dataclass_fields__.values()
+    option = next(f.name for f in fields if type(f.default) is not int)  # so that a number is refused
+    cases = [
+        (deep, rules, None, "bad_json"),
+        (BASE | {"concealed": deep}, rules, None, "bad_json"),
+        (BASE | {"melds": [{"kind": "pung", "tiles": deep}]}, rules, None, "bad_json"),
+        (BASE | {key: 1}, rules, None, "bad_json"),
+        (BASE | {"melds": [{"kind": "pung", "tiles": ["1z"] * 3, key: 1}]}, rules, None, "bad_json"),
+        (BASE, deep, None, "unknown_rules"),
+        (BASE, {"a": deep}, None, "unknown_rules"),
+        (BASE, key, None, "unknown_rules"),
+        (BASE, rules, deep, "bad_option"),
+        (BASE, rules, {option: deep}, "bad_option"),
+        (BASE, rules, {option: 10 ** 5000}, "bad_option"),
+        (BASE, rules, {key: 1}, "bad_option"),
+    ]
+    for hand, name, options, code in cases:
+        out = scoring.score_json(hand, name, options)
+        assert out["ok"] is False and out["error"]["code"] == code, out
+
+
+def test_winning_means_a_winning_shape_in_every_rule_set():
+    """`winning` is whether the tiles form a winning shape, the same in every rule set: a hand
+    below a rule set's minimum is winning, with reason below_minimum and no payments."""
+    below = scoring.parse_notation("123m123m456p678s9p +9p")  # MCR 4 fan, Sihai H 15 on a discard
+    no_shape = scoring.parse_notation("123m123m456p678s9p +1z")
+    missed = set()
+    for rules in scoring.available_rulesets():
+        ruleset = scoring.get_ruleset(rules)
+        for hand, ctx in (below, no_shape):
+            result = ruleset.score_uncached(hand, ctx).to_json()
+            assert result == scoring.score_json(scoring.hand_to_json(hand, ctx), rules)
+            shape = (result["winning"], result["reason"], result["minimum_met"])
+            if hand is no_shape[0]:
+                assert shape == (False, "not_winning", False), rules
+            elif result["minimum_met"]:
+                assert shape == (True, None, True), rules
+            else:
+                missed.add(rules)
+                assert shape == (True, "below_minimum", False), rules
+                assert set(result["payments"].values()) == {0}
+    assert missed == {"mcr", "sihai"}  # Shanghai has no minimum
+
+
+def test_result_reason_agrees_with_winning_and_minimum_met():
+    from scoring.result import Result
+
+    Result("mcr", True, "below_minimum", (), 4, 0, False)
+    for winning, reason, met in [(False, "below_minimum", False), (True, "not_winning", False),
+                                 (True, None, False), (False, None, True)]:
+        with pytest.raises(ValueError):
+            Result("mcr", winning, reason, (), 0, 0, met)
+
+
+@pytest.mark.parametrize("rules", scoring.available_rulesets())
+def test_text_table_marks_provisional_fans(rules):
+    """Whatever the rule set, a provisional fan gets the mark and the table a footnote."""
+    import dataclasses
+
+    from scoring.cli import PROVISIONAL_MARK, PROVISIONAL_NOTE, format_table
+
+    hand, ctx = scoring.parse_notation("123m456m789m5p [EEE] +5p | self")
+    result = scoring.score(hand, ctx, rules)
+    plain = dataclasses.replace(result, fans=tuple(f._replace(provisional=False) for f in result.fans))
+    assert PROVISIONAL_NOTE not in format_table(plain, "").splitlines()
+    first, *rest = result.fans
+    marked = format_table(dataclasses.replace(result, fans=(first._replace(provisional=True), *rest)), "")
+    assert PROVISIONAL_NOTE in marked.splitlines()
+    assert f"{first.zh} {first.en}{PROVISIONAL_MARK}" in marked
+
+
 def test_score_json_cache_tells_inputs_apart(monkeypatch):
     """The result cache is keyed on the exact input: a tuple where the schema wants a list, or 1
     where it wants true, is still refused after the valid hand was scored; and it stays bounded."""

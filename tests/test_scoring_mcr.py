@@ -127,7 +127,7 @@ def test_reasons():
     assert (r.winning, r.reason, r.minimum_met, r.fans) == (False, "not_winning", False, ())
     assert set(r.payments.values()) == {0}
     r = score("234m789s99s46p [345p] +5p 1f2f3f4f5f6f7f8f")  # 平和 + 嵌张, 8 flowers
-    assert r.reason == "below_minimum" and not r.minimum_met and r.flowers == 8
+    assert r.winning and r.reason == "below_minimum" and not r.minimum_met and r.flowers == 8
     assert set(r.payments.values()) == {0}
     assert r.total == r.breakdown["fan_total"] + 8 and r.breakdown["fan_total"] < 8
 

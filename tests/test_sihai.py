@@ -331,6 +331,30 @@ def test_worked_threshold_self_draw_vs_discard():
     assert discard["breakdown"]["line"] == 20 and self_drawn["breakdown"]["line"] == 10
 
 
+def test_kong_replacement_needs_a_kong():
+    """岭上开花 is a self-draw on the tile that replaces a kong: the flag alone, with no kong in the
+    hand, scores nothing (as MCR's 杠上开花), so it cannot lift a hand over the line."""
+    no_kong = _score("123m123m456p678s9p +9p | self kong", level="V")
+    assert "岭上开花" not in _names(no_kong) and no_kong["total"] == 15
+    assert no_kong["reason"] == "below_minimum"
+    with_kong = _score("123m123m9p678s [4444p] +9p | self kong")
+    assert "岭上开花" in _names(with_kong)
+
+
+def test_cli_marks_provisional_fans(capsys):
+    """A total resting on a fan no primary source defines says so in the text table, as the JSON does."""
+    from scoring.cli import PROVISIONAL_MARK, PROVISIONAL_NOTE, main
+
+    assert FANS["大中华"].provisional and _score("1112345678m [999m] +5m")["total"] == 480
+    assert main(["1112345678m [999m] +5m", "--rules", "sihai"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert any("大中华 Great China" + PROVISIONAL_MARK in line for line in out)
+    assert not any("九莲明灯 Open Nine Gates" + PROVISIONAL_MARK in line for line in out)
+    assert PROVISIONAL_NOTE in out
+    assert main(["123m123m456m789m5m +5m", "--rules", "sihai"]) == 0
+    assert PROVISIONAL_NOTE not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("edition", "level", "self_line", "discard_line"), [
     ("A", "I", 0, 0), ("A", "II", 5, 5), ("B", "II", 5, 5), ("B", "III", 10, 10),
     ("C", "III", 10, 10), ("C", "IV", 10, 20), ("D", "IV", 10, 20), ("D", "V", 20, 50),

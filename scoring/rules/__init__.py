@@ -21,7 +21,8 @@ It defines ``RULESET = RuleSet(...)`` with:
   ``scoring.decompose.decompositions(hand)`` for the readings (an empty list means the result is
   ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
   fill ``fans`` with provenance (FanScore.groups from the Hits), ``total``, ``minimum_met``
-  (the rule set's threshold; ``reason="below_minimum"`` when it fails), ``flowers`` (count),
+  (the rule set's threshold; ``reason="below_minimum"`` when it fails, ``winning`` still true:
+  it means a winning shape), ``flowers`` (count),
   ``payments`` for all four seats (E, S, W, N) summing to zero, and a rule-set specific
   ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
   that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
@@ -47,7 +48,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from ..errors import ScoringError
+from ..errors import JSON_KINDS, ScoringError, shown
 from ..fans import Fan
 from ..hand import Hand, WinContext, check_consistent
 from ..result import Result
@@ -89,7 +90,7 @@ class RuleSet:
         for key, value in values.items():
             if key not in known:
                 raise ScoringError(
-                    "bad_option", f"unknown {self.name} option {key!r}; known: {', '.join(sorted(known))}"
+                    "bad_option", f"unknown {self.name} option {shown(key)}; known: {', '.join(sorted(known))}"
                 )
             expected = type(getattr(defaults, key))
             ok = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
@@ -97,7 +98,7 @@ class RuleSet:
                 ok = True
             if not ok:
                 raise ScoringError(
-                    "bad_option", f"{self.name} option {key!r} takes a {expected.__name__}, got {value!r}"
+                    "bad_option", f"{self.name} option {key!r} takes {JSON_KINDS[expected]}, got {shown(value)}"
                 )
         try:
             return self.options_type(**values)
@@ -129,9 +130,16 @@ def available_rulesets() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg)
 
 
-@lru_cache(maxsize=None)
 def get_ruleset(name: str) -> RuleSet:
-    if not isinstance(name, str) or name not in available_rulesets():
+    if not isinstance(name, str):  # before the cache, which cannot take an unhashable name
+        raise ScoringError("unknown_rules", f"a rule set is named by a string ({', '.join(available_rulesets())}), "
+                                            f"got {shown(name)}")
+    return _ruleset(name)
+
+
+@lru_cache(maxsize=None)
+def _ruleset(name: str) -> RuleSet:
+    if name not in available_rulesets():
         raise ScoringError(
             "unknown_rules", f"unknown rule set {name!r}; available: {', '.join(available_rulesets())}"
         )

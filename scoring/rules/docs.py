@@ -61,8 +61,8 @@ def sihai_doc() -> str:
         "Source: the seed document on Sihai standard 3.1 (its fan table, thresholds, payments and notes on "
         "some fans). The seed defines only some fans; where it is silent we take the definition of the same "
         "fan in Zung Jung (中庸, the rule set Sihai grew from) or MCR, and where nothing exists we define the "
-        "fan ourselves. Those fans are **provisional**: scored, marked `\"provisional\": true` in results, "
-        "and switched off by the option `provisional: false`.",
+        "fan ourselves. Those fans are **provisional**: scored, marked `\"provisional\": true` in results "
+        "(`*` in `mjlens score`'s table), and switched off by the option `provisional: false`.",
         "",
         "Use it with `--rules sihai` (`mjlens score`, `python -m scoring --jsonl`). The result's `total` is H, "
         "the hand's score; `breakdown` shows the sum, the cap, the line that applied and the counted fan of "

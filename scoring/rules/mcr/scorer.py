@@ -88,7 +88,7 @@ def derive_context(hand: Hand, ctx: WinContext) -> WinContext:
     melds; no 杠上开花 without a kong."""
     win = T.INDEX[hand.winning_tile]
     last_copy = ctx.last_copy or hand.counts[win] - hand.standing[win] == 3  # copies in the melds
-    kong_replacement = ctx.kong_replacement and any(m.kind == "kong" for m in hand.melds)
+    kong_replacement = ctx.kong_replacement and hand.has_kong
     if (last_copy, kong_replacement) != (ctx.last_copy, ctx.kong_replacement):
         ctx = dataclasses.replace(ctx, last_copy=last_copy, kong_replacement=kong_replacement)
     return ctx
@@ -393,7 +393,7 @@ def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callab
                              tuple((c,) for c in hand.flowers)))
     total = best_total + flowers
     met = best_total >= options.minimum
-    return make_result("mcr", met, None if met else BELOW_MINIMUM, tuple(fans), total, flowers, met,
+    return make_result("mcr", True, None if met else BELOW_MINIMUM, tuple(fans), total, flowers, met,
                        payments(ctx, total, options.base) if met else dict(NO_PAYMENTS),
                        {"fan_total": best_total, "flower_points": flowers, "base": options.base, "form": best_d.form},
                        tuple(unit_codes))

@@ -119,7 +119,7 @@ def _all_claimed(d: Decomposition, sit: Situation) -> list[Hit]:
      "Self-drawn on the tile drawn after a kong or a flower (flag kong_replacement; the hand must "
      "hold a kong or a flower).")
 def _replacement(d: Decomposition, sit: Situation) -> list[Hit]:
-    has_source = any(u.kind == "kong" for u in d.units) or bool(sit.hand.flowers)
+    has_source = sit.hand.has_kong or bool(sit.hand.flowers)
     return _all(d, sit.context.kong_replacement and has_source)
 
 

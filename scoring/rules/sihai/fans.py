@@ -990,8 +990,9 @@ def _robbing_kong(s: Shape) -> Hit | None:
 
 
 @fan("岭上开花", "Win on Kong Replacement", 20, "偶然/开杠", "analog-standard",
-     "Self-drawn win on the replacement tile after a kong (flag kong_replacement).")
+     "Self-drawn win on the replacement tile after a kong (flag kong_replacement; the hand must hold "
+     "a kong: flowers score nothing in Sihai, so a flower's replacement tile does not count).")
 def _kong_replacement(s: Shape) -> Hit | None:
-    return _whole(s, s.ctx.kong_replacement)
+    return _whole(s, s.ctx.kong_replacement and s.hand.has_kong)
 
 

@@ -46,14 +46,15 @@ DECISIONS: tuple[str, ...] = (
     "self-drawn, only the 14 tiles matter; on a discard the 13 tiles must already be 1112345678999. "
     "Any other way to the same tiles is 九莲明灯.",
     "**Chance fans** come from flags: 海底捞月 `last_tile` + self-drawn; 河底摸鱼 `last_tile` on a "
-    "discard; 金鸡夺食 `robbing_kong`; 岭上开花 `kong_replacement`; 天和 `heavenly` (dealer, dealt 14 "
-    "tiles); 地和 `earthly` (non-dealer self-draws the first draw); 人和 `human` (non-dealer wins on a "
-    "discard in the first go-around).",
+    "discard; 金鸡夺食 `robbing_kong`; 岭上开花 `kong_replacement`, with a kong in the hand (as MCR's "
+    "杠上开花); 天和 `heavenly` (dealer, dealt 14 tiles); 地和 `earthly` (non-dealer self-draws the first "
+    "draw); 人和 `human` (non-dealer wins on a discard in the first go-around).",
     "**No concealment, self-draw, wait or flower fans**: self-draw matters only through the thresholds "
     "and payments. Flowers are counted in the result but score nothing.",
     "**Hand forms**: four sets and a pair, seven pairs, 十三幺, 全不靠 (MCR's knitted hand) and 筋不靠 "
     "(provisional). MCR's 组合龙 with a set and a pair is not a Sihai hand.",
-    "**Below the threshold** the hand is reported (`reason: below_minimum`) with no payments.",
+    "**Below the threshold** the hand is reported (`winning: true`, `reason: below_minimum`, as in every "
+    "rule set) with no payments.",
 )
 
 CAP = 200  # 满贯线
