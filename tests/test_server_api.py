@@ -5,6 +5,12 @@ from __future__ import annotations
 import base64
 import io
 import json
+import socket
+import struct
+import subprocess
+import sys
+import warnings
+import zlib
 
 import pytest
 
@@ -77,6 +83,8 @@ def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
     assert_error(client.post("/api/score", content=b"{not json", headers={"Content-Type": "application/json"}),
                  422, "malformed_json")
     assert_error(client.post("/api/score", content=b"[1, 2]"), 422, "malformed_json")
+    assert_error(client.post("/api/score", content=b"[" * 100_000), 422, "malformed_json")  # past the recursion limit
+    assert_error(post_photo(client, png_bytes(), context="[" * 100_000), 422, "malformed_json")
     assert_error(client.post("/api/score", json=dict(HAND, concealed=HAND["concealed"][:-1])), 422, "wrong_tile_count")
     assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")
 
@@ -189,3 +197,72 @@ def test_uploads_are_not_written_outside_the_temp_dir(client, tmp_path, monkeypa
     monkeypatch.chdir(tmp_path)
     post_photo(client, png_bytes(), context=json.dumps({"self_drawn": True}))
     assert list(tmp_path.iterdir()) == []
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A tiny PNG whose header claims width x height pixels, as a decompression bomb's does."""
+    data = bytearray(png_bytes(8, 8))
+    data[16:24] = struct.pack(">II", width, height)  # IHDR: signature, length and type come first
+    data[29:33] = struct.pack(">I", zlib.crc32(data[12:29]))
+    return bytes(data)
+
+
+def jpeg_claiming(width: int, height: int) -> bytes:
+    data = bytearray(png_bytes(8, 8, "JPEG"))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 5:sof + 9] = struct.pack(">HH", height, width)
+    return bytes(data)
+
+
+@pytest.mark.parametrize("data", [
+    png_claiming(10_000, 10_000),  # over Pillow's warning limit
+    png_claiming(20_000, 10_000),  # over Pillow's error limit
+    jpeg_claiming(65_535, 65_535),
+], ids=["png-100MP", "png-200MP", "jpeg-4GP"])
+def test_headers_claiming_huge_sizes_get_the_same_413_whatever_pillow_thinks(client, data):
+    # Warnings as errors: Pillow's own decompression-bomb warning must neither fail the request
+    # nor be what refuses it.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", Image.DecompressionBombWarning)
+        assert_error(post_photo(client, data), 413, "too_many_pixels")
+
+
+def serve(*options: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vision.cli", "serve", *options],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("timeout", ["nan", "inf", "0"])
+def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(timeout):
+    proc = serve("--timeout", timeout)
+    assert proc.returncode == 2 and "--timeout" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_serve_on_a_taken_port_or_foreign_address_says_so_and_exits_2():
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = str(taken.getsockname()[1])
+        for host in ("127.0.0.1", "192.0.2.1"):  # in use; an address (TEST-NET-1) of no interface here
+            proc = serve("--host", host, "--port", port)
+            assert proc.returncode == 2, proc.stderr
+            assert f"mjlens serve: cannot listen on {host}:{port}" in proc.stderr
+            assert "open http" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_serve_answers_as_soon_as_it_says_where_and_stops_cleanly_on_ctrl_c():
+    import signal
+    import urllib.request
+
+    with socket.create_server(("127.0.0.1", 0)) as probe:
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "vision.cli", "serve", "--port", str(port)],
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        assert f"open http://127.0.0.1:{port}/" in server.stderr.readline()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=30) as answer:
+            assert json.load(answer)["ok"] is True
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=30) == 0
+        assert "Traceback" not in server.stderr.read()
+    finally:
+        server.kill()
+        server.stderr.close()

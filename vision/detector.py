@@ -232,9 +232,20 @@ def _unreadable(name: str, exc: Exception) -> DetectorError:
     return DetectorError("unreadable-image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
 
 
-def _open(source: str | Path | bytes) -> "Image.Image":
+def pillow_open(stream: Path | io.BytesIO) -> "Image.Image":
+    """`Image.open` without Pillow's decompression-bomb warning: each caller applies its own pixel
+    limit (MAX_PIXELS, the server's), which the warning's 89 MP would only contradict. Past
+    twice that Pillow still raises DecompressionBombError."""
     import warnings
 
+    from PIL import Image
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+        return Image.open(stream)
+
+
+def _open(source: str | Path | bytes) -> "Image.Image":
     from PIL import Image, UnidentifiedImageError
 
     register_phone_formats()
@@ -253,10 +264,7 @@ def _open(source: str | Path | bytes) -> "Image.Image":
             raise DetectorError("empty-file", f"{path}: the file is empty (0 bytes)")
         stream = path
     try:
-        # MAX_PIXELS (_check_size) is the limit; Pillow's own warning below it would only alarm.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
-            return Image.open(stream)
+        return pillow_open(stream)
     except Image.DecompressionBombError as exc:
         raise DetectorError("image-too-large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
     except UnidentifiedImageError as exc:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import math
+import socket
 import sys
 
 HELP = "serve the refereeing web page and JSON API (photo -> score) over HTTP"
@@ -18,6 +21,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a request may wait and run before it is answered 408 (default 60)")
 
 
+def _listen(host: str, port: int) -> list[socket.socket]:
+    """Listening sockets on every address `host` names, as uvicorn would bind them.
+
+    Bound here rather than by uvicorn, which on failure logs its own error and exits with its own
+    status before `run` could report it.
+    """
+    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    sockets: list[socket.socket] = []
+    try:
+        for family, address in dict.fromkeys((info[0], info[4]) for info in found):  # hosts files repeat lines
+            sockets.append(socket.create_server(address, family=family))
+    except OSError:
+        for sock in sockets:
+            sock.close()
+        raise
+    return sockets
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         import uvicorn
@@ -26,18 +47,23 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"mjlens serve needs the web extra: pip install 'mahjong-lens[web]' ({exc})", file=sys.stderr)
         return 2
-    if not 0 < args.port < 65536 or args.workers < 1 or args.max_upload_mb < 1 or args.timeout <= 0:
-        print("mjlens serve: --port must be 1-65535, --workers/--max-upload-mb >= 1, --timeout > 0", file=sys.stderr)
+    if (not 0 < args.port < 65536 or args.workers < 1 or args.max_upload_mb < 1
+            or not (math.isfinite(args.timeout) and args.timeout > 0)):
+        print("mjlens serve: --port must be 1-65535, --workers/--max-upload-mb >= 1, "
+              "--timeout a positive number of seconds", file=sys.stderr)
         return 2
     settings = ServerSettings(
         max_upload_bytes=args.max_upload_mb * 1024 * 1024,
         request_timeout_s=args.timeout,
         workers=args.workers,
     )
-    print(f"mjlens: open http://{args.host}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
     try:
-        uvicorn.run(create_app(settings), host=args.host, port=args.port, log_level="warning")
-    except OSError as exc:  # port taken, address not available
+        sockets = _listen(args.host, args.port)
+    except OSError as exc:  # port taken, address not on this machine, unknown host name
         print(f"mjlens serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
+    print(f"mjlens: open http://{args.host}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
+    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn shut down cleanly, then passed it on
+        server.run(sockets=sockets)
     return 0

@@ -169,13 +169,17 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import register_phone_formats
+    from vision.detector import pillow_open, register_phone_formats
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
     register_phone_formats()
     try:
-        image = Image.open(io.BytesIO(data))
+        image = pillow_open(io.BytesIO(data))
+    except Image.DecompressionBombError:  # a header far past any limit: Pillow refuses to open it
+        raise ApiError(413, "too_many_pixels",
+                       f"the photo has over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; the limit is "
+                       f"{max_pixels / 1e6:.1f} million") from None
     except UnidentifiedImageError:
         raise ApiError(415, "not_an_image", f"this file is not a photo we can read; send {ACCEPTED_NAMES}") from None
     except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
@@ -233,7 +237,7 @@ _PIPELINE_INPUT_ERRORS: dict[str, tuple[int, str]] = {
 def _parse_json_object(text: str | bytes, what: str) -> dict:
     try:
         value = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's limit
         raise ApiError(422, "malformed_json", f"{what} is not valid JSON: {exc}") from None
     if not isinstance(value, dict):
         raise ApiError(422, "malformed_json", f"{what} must be a JSON object")
