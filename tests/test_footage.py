@@ -13,7 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from vision.footage import FootageSettings, HandTracker, Reading, events_from_readings, hand_key, iter_frames
+from vision.footage import (Decoded, FootageSettings, HandTracker, Reading, events_from_readings, frame_name,
+                            hand_key, iter_frames)
 
 HAND_A = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
           "melds": [], "winning_tile": "5p", "flowers": []}
@@ -177,3 +178,92 @@ def test_a_frame_whose_hand_does_not_read_is_not_read_again_at_the_other_size(mo
                         lambda image, hand_photo=False: DetectionSet(tuple(short), other_size=unwanted))
     reading = read_frame(np.zeros((700, 1000, 3), np.uint8), FootageSettings(), time=1.0)
     assert reading.hand is None
+
+
+def footage(*arguments) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "vision.cli", "footage", *map(str, arguments), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("every", [0, -1, float("nan"), float("inf"), 1e-320])
+def test_every_must_be_a_finite_sensible_number_of_seconds(every):
+    with pytest.raises(ValueError, match="--every must be a positive number of seconds"):
+        FootageSettings(every=every)
+
+
+def test_stable_setting_error_names_the_option():
+    with pytest.raises(ValueError, match="^--stable must be at least 1$"):
+        FootageSettings(stable_samples=0)
+
+
+def test_cli_rejects_a_folder_and_an_endless_interval_before_reading(tmp_path):
+    folder = tmp_path / "match.mp4"
+    folder.mkdir()
+    proc = footage(folder, "--every", "inf")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert f"is a folder, not a video file: {folder}" in proc.stderr and "no such video file" not in proc.stderr
+    assert "--every must be a positive number of seconds" in proc.stderr
+
+
+@pytest.mark.parametrize("option,target,message", [
+    ("--out", "folder.jsonl", "--out {} is a folder"),
+    ("--out", "afile/timeline.jsonl", "cannot write --out {}"),  # its folder would have to be a file
+    ("--frames-dir", "afile", "--frames-dir {} is a file"),
+])
+def test_cli_refuses_outputs_it_cannot_write_before_reading_any_video(tmp_path, option, target, message):
+    (tmp_path / "folder.jsonl").mkdir()
+    (tmp_path / "afile").write_text("")
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00" * 5000)  # read, it would give "cannot be opened" and exit 3
+    proc = footage(bad, option, tmp_path / target)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("mjlens footage: " + message.format(tmp_path / target))
+    assert "cannot be opened" not in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_cli_creates_missing_output_folders(tmp_path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00" * 5000)
+    out = tmp_path / "new" / "day1" / "timeline.jsonl"
+    proc = footage(bad, "--out", out, "--frames-dir", tmp_path / "frames" / "day1")
+    assert proc.returncode == 3, proc.stderr
+    assert json.loads(out.read_text())["error"]["code"] == "unreadable_video"
+    assert (tmp_path / "frames" / "day1").is_dir()
+
+
+def test_frames_of_videos_with_the_same_name_do_not_overwrite_each_other(tmp_path, monkeypatch):
+    from dataclasses import replace
+    from pathlib import Path
+
+    from PIL import Image
+
+    import vision.annotate
+
+    monkeypatch.setattr(vision.annotate, "annotate", lambda rgb, result: Image.fromarray(rgb))  # no detector here
+    videos = ["day1/table.mp4", "day2/table.mp4", "day1/table.avi"]
+    frames = []
+    for shade, video in enumerate(videos):
+        rgb = np.full((48, 64, 3), 80 * shade, np.uint8)
+        shown = [replace(r, payload=(rgb, None)) for r in readings("AAA")]
+        [event] = events_from_readings(video, shown, FootageSettings(every=EVERY), tmp_path)
+        frames.append(event.frame)
+    assert len(set(frames)) == 3 and sorted(p.name for p in tmp_path.iterdir()) == sorted(Path(f).name for f in frames)
+    for shade, frame in enumerate(frames):  # each still shows its own video's frame
+        assert abs(np.asarray(Image.open(frame)).mean() - 80 * shade) < 2
+    # readable and the same in every run
+    assert frame_name("day1/table.mp4", 1.5) == frame_name("day1/table.mp4", 1.5)
+    assert frame_name("day1/table.mp4", 1.5).startswith("table-")
+    assert frame_name("day1/table.mp4", 1.5).endswith("_00001.500s.jpg")
+
+
+def test_duration_is_the_video_read_not_the_last_sample_time(tmp_path, monkeypatch):
+    import vision.footage
+
+    video = tmp_path / "v.avi"
+    write_video(video, seconds=4)
+    decoded = Decoded()
+    assert [t for t, _, _ in iter_frames(video, 0.5, [], decoded)][-1] == 3.5
+    assert decoded.seconds == pytest.approx(4.0)
+    monkeypatch.setattr(vision.footage, "read_frame", lambda frame, settings, time: Reading(time, None, None, 0.0))
+    timeline = vision.footage.process_video(video, FootageSettings(every=0.5), progress=False)
+    assert (timeline.samples, timeline.duration, timeline.error) == (8, pytest.approx(4.0), None)

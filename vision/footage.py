@@ -26,6 +26,9 @@ from vision.detections import DetectionSet
 # A container's frame count can be a few frames off; a video that stops sooner than this many
 # seconds before its announced end is reported as cut short.
 TRUNCATION_SLACK_S = 1.0
+# No video has more than a thousand frames a second: a shorter --every samples every frame anyway,
+# and a vanishing one overflows the sample count.
+MIN_EVERY_S = 0.001
 
 
 @dataclass(frozen=True)
@@ -41,10 +44,12 @@ class FootageSettings:
     min_confidence: float = 0.1
 
     def __post_init__(self) -> None:
-        if not self.every > 0:
-            raise ValueError("--every must be a positive number of seconds")
-        if self.stable_samples < 1 or self.forget_samples < 1:
-            raise ValueError("stable_samples and forget_samples must be at least 1")
+        if not (math.isfinite(self.every) and self.every >= MIN_EVERY_S):
+            raise ValueError(f"--every must be a positive number of seconds, at least {MIN_EVERY_S:g}")
+        if self.stable_samples < 1:
+            raise ValueError("--stable must be at least 1")
+        if self.forget_samples < 1:
+            raise ValueError("forget_samples must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -83,7 +88,7 @@ class FootageEvent:
 @dataclass(frozen=True)
 class VideoTimeline:
     video: str
-    duration: float  # seconds of video decoded
+    duration: float  # seconds of video decoded: frames read / frame rate
     samples: int
     events: tuple[FootageEvent, ...]
     error: dict | None = None  # {"code", "message"} when the video could not be read to the end
@@ -136,11 +141,20 @@ class HandTracker:
         return list(self._run)
 
 
-def iter_frames(path: str | Path, every: float, errors: list[dict]) -> Iterator[tuple[float, int, Any]]:
+@dataclass
+class Decoded:
+    """How much of a video `iter_frames` has read so far."""
+
+    seconds: float = 0.0  # frames read / frame rate: a 4 s video is 4.0 s, not its last frame's time
+
+
+def iter_frames(path: str | Path, every: float, errors: list[dict],
+                decoded: Decoded | None = None) -> Iterator[tuple[float, int, Any]]:
     """Yield (time, frame index, BGR frame) every `every` seconds of the video.
 
     Frames are decoded in order (seeking is unreliable on many containers). Problems are appended
     to `errors` and end the iteration: an unreadable file, a missing frame rate, a file cut short.
+    `decoded`, when given, keeps count of the video read.
     """
     import cv2
 
@@ -163,6 +177,8 @@ def iter_frames(path: str | Path, every: float, errors: list[dict]) -> Iterator[
                 break
             index += 1
             time = index / fps
+            if decoded is not None:
+                decoded.seconds = (index + 1) / fps
             if time + 0.5 / fps < next_time:
                 continue
             ok, frame = capture.retrieve()
@@ -232,12 +248,22 @@ def _one_size(rgb) -> DetectionSet:
                    sharpened=None)
 
 
+def frame_name(video: str, time: float) -> str:
+    """The saved frame's file name: the video's stem for reading, a hash of its path as given so
+    that day1/table.mp4, day2/table.mp4 and day1/table.avi (in one run, or in several sharing a
+    frames folder, with either engine) never overwrite each other's frames."""
+    import hashlib
+
+    tag = hashlib.sha1(video.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{Path(video).stem}-{tag}_{time:09.3f}s.jpg"
+
+
 def _save_annotated(frames_dir: Path, video: str, reading: Reading) -> str:
     from vision.annotate import annotate
 
     rgb, result = reading.payload
     frames_dir.mkdir(parents=True, exist_ok=True)
-    out = frames_dir / f"{Path(video).stem}_{reading.time:09.3f}s.jpg"
+    out = frames_dir / frame_name(video, reading.time)
     annotate(rgb, result).convert("RGB").save(out, quality=90)
     return str(out)
 
@@ -269,15 +295,15 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
     errors: list[dict] = []
     duration = video_duration(path)
     total = math.ceil(duration / settings.every - 1e-9) if duration else None  # samples at k * every < duration
-    counted = {"samples": 0, "last_time": 0.0}
+    counted = {"samples": 0}
+    decoded = Decoded()
     bar = tqdm(total=total, desc=Path(video).name, unit="sample", disable=not progress, leave=True)
 
     def readings() -> Iterator[Reading]:
         from vision.photo_errors import PhotoError
 
-        for time, _index, frame in iter_frames(path, settings.every, errors):
+        for time, _index, frame in iter_frames(path, settings.every, errors, decoded):
             counted["samples"] += 1
-            counted["last_time"] = time
             bar.update(1)
             try:
                 yield read_frame(frame, settings, time)
@@ -290,7 +316,7 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
                                       Path(frames_dir) if frames_dir is not None else None)
     finally:
         bar.close()
-    return VideoTimeline(video=video, duration=counted["last_time"], samples=counted["samples"],
+    return VideoTimeline(video=video, duration=decoded.seconds, samples=counted["samples"],
                          events=tuple(events), error=errors[0] if errors else None)
 
 

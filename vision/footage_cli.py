@@ -67,11 +67,39 @@ def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
         out.write_text(lines, encoding="utf-8")
 
 
+def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[str]:
+    """Why the timeline or the frames could not be written, found before any video is read (a
+    long run must not fail at its end). Missing folders are created, as for the other commands'
+    outputs; a new --out is created empty here."""
+    problems = []
+    if out is not None:
+        if out.is_dir():
+            problems.append(f"--out {out} is a folder; name a .jsonl or .csv file")
+        else:
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                out.open("a", encoding="utf-8").close()  # appends nothing: only proves it can be written
+            except OSError as exc:
+                problems.append(f"cannot write --out {out} ({exc})")
+    if frames_dir is not None:
+        if frames_dir.exists() and not frames_dir.is_dir():
+            problems.append(f"--frames-dir {frames_dir} is a file; name a folder")
+        else:
+            try:
+                frames_dir.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                problems.append(f"cannot create --frames-dir {frames_dir} ({exc})")
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
     from scoring.rules import available_rulesets
 
-    missing = [str(v) for v in args.videos if not v.is_file()]
-    problems = [f"no such video file: {', '.join(missing)}"] if missing else []
+    folders = [str(v) for v in args.videos if v.is_dir()]
+    missing = [str(v) for v in args.videos if not v.is_file() and not v.is_dir()]
+    problems = [f"is a folder, not a video file: {', '.join(folders)}"] if folders else []
+    if missing:
+        problems.append(f"no such video file: {', '.join(missing)}")
     if args.rules not in available_rulesets():
         problems.append(f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}")
     if args.out is not None and args.out.suffix.lower() not in (".jsonl", ".csv"):
@@ -91,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
             check_options(args.rules, settings.context, None)
         except PhotoError as exc:
             problems.append(exc.message)
+    if not problems:
+        problems = _prepare_outputs(args.out, args.frames_dir)
     if problems:
         for p in problems:
             print(f"mjlens footage: {p}", file=sys.stderr)
