@@ -185,7 +185,7 @@ def test_tiles_lying_sideways_go_to_the_tile_model_the_rest_to_the_upright_model
 def test_missing_weights_are_reported(tmp_path):
     with pytest.raises(ClassifierError) as err:
         TileClassifier(tmp_path / "none.onnx").classify(np.zeros((20, 20, 3), np.uint8), [(0, 0, 5, 5)])
-    assert err.value.code == "model-missing"
+    assert err.value.code == "model_missing"
 
 
 def test_corrupt_weights_are_reported(tmp_path):
@@ -193,7 +193,7 @@ def test_corrupt_weights_are_reported(tmp_path):
     bad.write_bytes(b"not an onnx file")
     with pytest.raises(ClassifierError) as err:
         TileClassifier(bad).classify(np.zeros((20, 20, 3), np.uint8), [(0, 0, 5, 5)])
-    assert err.value.code == "model-corrupt"
+    assert err.value.code == "model_corrupt"
 
 
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="shipped classifier not built")

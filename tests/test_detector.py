@@ -135,7 +135,7 @@ def test_input_geometry_of_fixed_and_free_size_models():
     for shape, bad_meta in (([1, 3, 480, 640], meta), (["batch", 3, "height", "width"], {"imgsz": "[640, 640]"})):
         with pytest.raises(DetectorError) as info:
             _input_geometry(shape, bad_meta, Path("m.onnx"))
-        assert info.value.code == "model-input"
+        assert info.value.code == "model_input"
 
 
 # --- NMS and decoding -------------------------------------------------------------------
@@ -199,7 +199,7 @@ def test_boxes_wholly_in_the_padding_are_dropped():
 def test_wrong_output_shape_is_a_detector_error():
     with pytest.raises(DetectorError) as info:
         decode(np.zeros((84, 100), np.float32), IDENTITY)
-    assert info.value.code == "model-output"
+    assert info.value.code == "model_output"
 
 
 # --- image loading and bad inputs -------------------------------------------------------
@@ -225,11 +225,11 @@ NOISE_PNG = png_bytes(Image.fromarray(np.random.default_rng(0).integers(0, 256, 
 @pytest.mark.parametrize(
     ("content", "code"),
     [
-        (b"", "empty-file"),
-        (b"this is not an image\n", "not-an-image"),
-        (png_bytes(Image.new("RGB", (1, 1))), "image-too-small"),
-        (png_header_only(20000, 20000), "image-too-large"),
-        (NOISE_PNG[: len(NOISE_PNG) // 2], "unreadable-image"),
+        (b"", "empty_file"),
+        (b"this is not an image\n", "not_an_image"),
+        (png_bytes(Image.new("RGB", (1, 1))), "image_too_small"),
+        (png_header_only(20000, 20000), "image_too_large"),
+        (NOISE_PNG[: len(NOISE_PNG) // 2], "unreadable_image"),
     ],
     ids=["zero-byte", "text", "1x1", "20000x20000-header", "truncated"],
 )
@@ -245,13 +245,13 @@ def test_bad_files_give_detector_errors(tmp_path, content, code):
 def test_missing_file_is_reported():
     with pytest.raises(DetectorError) as info:
         load_image("/nonexistent/photo.jpg")
-    assert info.value.code == "file-missing"
+    assert info.value.code == "file_missing"
 
 
 def test_a_folder_is_not_taken_for_a_missing_file(tmp_path):
     with pytest.raises(DetectorError) as info:
         load_image(tmp_path)
-    assert info.value.code == "not-a-file" and "folder" in str(info.value)
+    assert info.value.code == "not_a_file" and "folder" in str(info.value)
 
 
 def test_size_limits_are_ours_not_pillows(tmp_path):
@@ -265,10 +265,10 @@ def test_size_limits_are_ours_not_pillows(tmp_path):
     with warnings.catch_warnings(), pytest.raises(DetectorError) as info:
         warnings.simplefilter("error")
         load_image(below)
-    assert info.value.code == "unreadable-image"  # past the size checks, no pixels to decode
+    assert info.value.code == "unreadable_image"  # past the size checks, no pixels to decode
     with pytest.raises(DetectorError) as info:
         load_image(above)
-    assert info.value.code == "image-too-large" and str(above) in str(info.value) and "150 MP" in str(info.value)
+    assert info.value.code == "image_too_large" and str(above) in str(info.value) and "150 MP" in str(info.value)
 
 
 def test_a_cut_short_file_is_named_in_the_message(tmp_path):
@@ -382,7 +382,7 @@ def test_array_inputs_of_several_kinds():
 def test_missing_weights_are_reported(tmp_path):
     with pytest.raises(DetectorError) as info:
         Detector(tmp_path / "none.onnx").detect(np.zeros((32, 32, 3), np.uint8))
-    assert info.value.code == "model-missing"
+    assert info.value.code == "model_missing"
 
 
 def test_corrupt_weights_are_reported(tmp_path):
@@ -390,7 +390,7 @@ def test_corrupt_weights_are_reported(tmp_path):
     bad.write_bytes(b"\x08\x07garbage" * 100)
     with pytest.raises(DetectorError) as info:
         Detector(bad).detect(np.zeros((32, 32, 3), np.uint8))
-    assert info.value.code == "model-corrupt"
+    assert info.value.code == "model_corrupt"
 
 
 needs_model = pytest.mark.skipif(not DEFAULT_MODEL.exists(), reason="shipped model not built")
@@ -806,5 +806,5 @@ def test_detect_command_refuses_a_file_that_is_no_image(tmp_path, capsys):
     bad.write_text("not a photo")
     assert main(["detect", str(bad), "--json"]) == 2
     assert json.loads(capsys.readouterr().out) == {
-        "ok": False, "error": {"code": "not-an-image", "message": f"{bad}: not an image file Pillow can read"},
+        "ok": False, "error": {"code": "not_an_image", "message": f"{bad}: not an image file Pillow can read"},
     }

@@ -72,7 +72,7 @@ def test_an_annotated_image_that_cannot_be_written_exits_2_before_reading(tmp_pa
 @needs_model
 def test_a_folder_given_as_the_photo_is_named_as_such(tmp_path, capsys):
     exit_code, _, err = run_cli(capsys, str(tmp_path))
-    assert exit_code == 2 and "[not-a-file]" in err and "folder" in err
+    assert exit_code == 2 and "[not_a_file]" in err and "folder" in err
 
 
 @needs_model
@@ -87,7 +87,7 @@ def test_a_hand_that_does_not_win_shows_no_total_or_payments(capsys):
 @needs_model
 @pytest.mark.parametrize(
     "content, code",
-    [(b"this is not a photo\n", "not-an-image"), (b"", "empty-file")],
+    [(b"this is not a photo\n", "not_an_image"), (b"", "empty_file")],
 )
 def test_unreadable_files_exit_2(tmp_path, capsys, content, code):
     path = tmp_path / "photo.jpg"

@@ -160,18 +160,18 @@ class TileClassifier:
     def _load(self):
         if self._session is None:
             if not self.model_path.is_file():
-                raise ClassifierError("model-missing", f"tile classifier weights not found: {self.model_path}")
+                raise ClassifierError("model_missing", f"tile classifier weights not found: {self.model_path}")
             from vision.detector import cpu_session
 
             try:
                 session = cpu_session(self.model_path)
             except Exception as exc:  # onnxruntime raises several unrelated types for bad files
-                raise ClassifierError("model-corrupt",
+                raise ClassifierError("model_corrupt",
                                       f"cannot load tile classifier {self.model_path}: {exc}") from exc
             width = session.get_outputs()[0].shape[-1]
             side = session.get_inputs()[0].shape[-1]
             if width != len(CLASSES) or side != INPUT_SIZE:
-                raise ClassifierError("model-corrupt", f"{self.model_path} reads {side}-px crops into {width} "
+                raise ClassifierError("model_corrupt", f"{self.model_path} reads {side}-px crops into {width} "
                                                        f"classes, expected {INPUT_SIZE} px and {len(CLASSES)}")
             self._session = session
         return self._session

@@ -64,14 +64,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         problem = args.annotate and output_problem(args.annotate)
         if problem:
-            raise DetectorError("bad-output-path", problem)
+            raise DetectorError("bad_output_path", problem)
         detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)
         detections = detector.detect(args.image)
         if args.annotate:
             try:
                 annotate(args.image, detections, args.annotate)
             except OSError as exc:
-                raise DetectorError("write-failed", f"cannot write {args.annotate}: {exc}") from exc
+                raise DetectorError("write_failed", f"cannot write {args.annotate}: {exc}") from exc
     except DetectorError as exc:
         if args.json:
             print(json.dumps({"ok": False, "error": {"code": exc.code, "message": str(exc)}}, ensure_ascii=False))

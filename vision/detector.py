@@ -204,7 +204,7 @@ def image_size(source: ImageInput) -> tuple[int, int]:
     try:
         return _upright_size(source if isinstance(source, Image.Image) else _open(source))
     except (OSError, ValueError, SyntaxError) as exc:
-        raise DetectorError("unreadable-image", f"cannot read the image's header: {exc}") from exc
+        raise DetectorError("unreadable_image", f"cannot read the image's header: {exc}") from exc
 
 
 def _upright_size(img: "Image.Image") -> tuple[int, int]:
@@ -229,7 +229,7 @@ def _source_name(source: str | Path | bytes) -> str:
 
 
 def _unreadable(name: str, exc: Exception) -> DetectorError:
-    return DetectorError("unreadable-image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
+    return DetectorError("unreadable_image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
 
 
 def pillow_open(stream: Path | io.BytesIO) -> "Image.Image":
@@ -252,33 +252,33 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     name = _source_name(source)
     if isinstance(source, bytes):
         if not source:
-            raise DetectorError("empty-file", "the image data is empty (0 bytes)")
+            raise DetectorError("empty_file", "the image data is empty (0 bytes)")
         stream = io.BytesIO(source)
     else:
         path = Path(source)
         if path.is_dir():
-            raise DetectorError("not-a-file", f"{path}: is a folder, not an image file")
+            raise DetectorError("not_a_file", f"{path}: is a folder, not an image file")
         if not path.is_file():
-            raise DetectorError("file-missing", f"{path}: no such file")
+            raise DetectorError("file_missing", f"{path}: no such file")
         if path.stat().st_size == 0:
-            raise DetectorError("empty-file", f"{path}: the file is empty (0 bytes)")
+            raise DetectorError("empty_file", f"{path}: the file is empty (0 bytes)")
         stream = path
     try:
         return pillow_open(stream)
     except Image.DecompressionBombError as exc:
-        raise DetectorError("image-too-large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
+        raise DetectorError("image_too_large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
     except UnidentifiedImageError as exc:
-        raise DetectorError("not-an-image", f"{name}: not an image file Pillow can read") from exc
+        raise DetectorError("not_an_image", f"{name}: not an image file Pillow can read") from exc
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
 
 
 def _check_size(width: int, height: int) -> None:
     if min(width, height) < MIN_SIDE:
-        raise DetectorError("image-too-small", f"the image is {width}x{height}; each side must be ≥ {MIN_SIDE} px")
+        raise DetectorError("image_too_small", f"the image is {width}x{height}; each side must be ≥ {MIN_SIDE} px")
     if width * height > MAX_PIXELS:
         raise DetectorError(
-            "image-too-large",
+            "image_too_large",
             f"the image is {width}x{height} ({width * height / 1e6:.0f} MP); the limit is {MAX_PIXELS / 1e6:.0f} MP",
         )
 
@@ -307,7 +307,7 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
     if array.ndim == 2:
         array = array[:, :, None]
     if array.ndim != 3 or array.shape[2] not in (1, 3, 4):
-        raise DetectorError("not-an-image", f"array of shape {array.shape} is not an image")
+        raise DetectorError("not_an_image", f"array of shape {array.shape} is not an image")
     _check_size(array.shape[1], array.shape[0])
     if array.dtype == np.uint16:
         array = (array / 257.0).round().astype(np.uint8)
@@ -537,7 +537,7 @@ def decode(
     import numpy as np
 
     if raw.ndim != 2 or raw.shape[0] != 4 + len(class_names):
-        raise DetectorError("model-output", f"unexpected model output shape {raw.shape}")
+        raise DetectorError("model_output", f"unexpected model output shape {raw.shape}")
     xywh, scores = raw[:4].T, raw[4:].T
     xyxy = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], axis=1)
     group_columns = np.array([name in GROUP_CLASSES for name in class_names])
@@ -651,17 +651,17 @@ class Detector:
 
         if not self.model_path.is_file():
             raise DetectorError(
-                "model-missing",
+                "model_missing",
                 f"detector weights not found at {self.model_path}; ship them with `mjlens train --ship-from`",
             )
         try:
             session = cpu_session(self.model_path, spin=True)
         except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
-            raise DetectorError("model-corrupt", f"cannot load {self.model_path}: {exc}") from exc
+            raise DetectorError("model_corrupt", f"cannot load {self.model_path}: {exc}") from exc
         meta = session.get_modelmeta().custom_metadata_map
         names = ast.literal_eval(meta.get("names", "{}"))
         if [names.get(i) for i in range(len(names))] != list(CLASS_NAMES):
-            raise DetectorError("model-classes", f"{self.model_path} does not carry vision.detections.CLASS_NAMES")
+            raise DetectorError("model_classes", f"{self.model_path} does not carry vision.detections.CLASS_NAMES")
         model_input = session.get_inputs()[0]
         self._input_name = model_input.name
         self.imgsz, self.stride = _input_geometry(model_input.shape, meta, self.model_path)
@@ -813,14 +813,14 @@ def _input_geometry(shape: list, meta: dict[str, str], model_path: Path) -> tupl
     height, width = shape[2], shape[3]
     if isinstance(height, int) and isinstance(width, int):
         if height != width:
-            raise DetectorError("model-input", f"{model_path} takes {width}x{height} inputs; a fixed input must be square")
+            raise DetectorError("model_input", f"{model_path} takes {width}x{height} inputs; a fixed input must be square")
         return height, None
     try:
         size = ast.literal_eval(meta["imgsz"])  # "[640, 640]" from ultralytics; a plain size also reads
         size = max(size) if isinstance(size, (list, tuple)) else int(size)
         stride = int(meta["stride"])
     except (KeyError, ValueError, SyntaxError, TypeError) as exc:
-        raise DetectorError("model-input",
+        raise DetectorError("model_input",
                             f"{model_path} has a free input size but no usable imgsz/stride metadata") from exc
     return int(size), stride
 

@@ -224,13 +224,13 @@ def preview_data_url(rgb: "np.ndarray") -> str:
 
 # Pipeline input errors (PhotoError codes from the detector) -> our HTTP answer.
 _PIPELINE_INPUT_ERRORS: dict[str, tuple[int, str]] = {
-    "unreadable-image": (422, "corrupt_image"),
-    "not-an-image": (415, "not_an_image"),
-    "empty-file": (415, "not_an_image"),
-    "image-too-large": (413, "too_many_pixels"),
-    "image-too-small": (422, "image_too_small"),
-    "model-missing": (503, "model_missing"),
-    "model-corrupt": (503, "model_missing"),
+    "unreadable_image": (422, "corrupt_image"),
+    "not_an_image": (415, "not_an_image"),
+    "empty_file": (415, "not_an_image"),
+    "image_too_large": (413, "too_many_pixels"),
+    "image_too_small": (422, "image_too_small"),
+    "model_missing": (503, "model_missing"),
+    "model_corrupt": (503, "model_missing"),
 }
 
 
