@@ -34,6 +34,12 @@ __all__ = [
 
 def score(hand: Hand, context: WinContext | None = None, rules: str = "mcr", options: Any = None) -> Result:
     """Score a hand under a rule set; `options` is None, a dict, or the rule set's Options."""
+    if not isinstance(hand, Hand):
+        raise ScoringError("bad_argument", f"score() takes a scoring.Hand, got {type(hand).__name__} "
+                                           "(hand, context = parse_notation(text); a JSON hand goes to score_json())")
+    if context is not None and not isinstance(context, WinContext):
+        raise ScoringError("bad_argument", f"context must be a scoring.WinContext, got {type(context).__name__}; "
+                                           "flags in a dict go in as WinContext(**flags)")
     return get_ruleset(rules).score(hand, context or WinContext(), options)
 
 

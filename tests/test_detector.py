@@ -248,6 +248,24 @@ def test_missing_file_is_reported():
     assert info.value.code == "file_missing"
 
 
+@pytest.mark.parametrize("source", [None, 5, [1, 2], np.zeros((40, 40, 3), object), "x" * 300],
+                         ids=["none", "int", "list", "object-array", "name-too-long"])
+def test_what_is_no_image_source_is_a_coded_error(source):
+    with pytest.raises(DetectorError) as info:
+        load_image(source)
+    assert info.value.code in ("not_an_image", "file_missing") and str(info.value)
+
+
+def test_bytes_like_sources_and_float_pil_images_read_as_their_pixels():
+    rgb = np.random.default_rng(1).integers(0, 256, (40, 60, 3), np.uint8)
+    data = png_bytes(Image.fromarray(rgb))
+    for source in (bytearray(data), memoryview(data)):
+        assert np.array_equal(load_image(source)[0], rgb)
+    grey = rgb[:, :, 0].astype(np.float32) / 255  # a float image in 0..1, as from a float array
+    assert np.array_equal(load_image(Image.fromarray(grey))[0], load_image(grey)[0])
+    assert load_image(Image.fromarray(grey))[0].max() == rgb[:, :, 0].max()
+
+
 def test_a_folder_is_not_taken_for_a_missing_file(tmp_path):
     with pytest.raises(DetectorError) as info:
         load_image(tmp_path)

@@ -659,12 +659,44 @@ def test_fan_provenance_points_at_tiles_with_the_fans_codes():
         ({"winning_tile": "5x"}, "bad_tile_code"),
         ({"kong_codes": ["0m"]}, "bad_tile_code"),
         ({"context": {"kong_replacement": True}}, "contradictory_flags"),
+        ({"context": 5}, "bad_argument"),
+        ({"context": {1: 2}}, "bad_argument"),
+        ({"options": "x"}, "bad_argument"),
+        ({"winning_tile": ["5p"]}, "bad_argument"),
+        ({"kong_codes": 5}, "bad_argument"),
+        ({"kong_codes": [["3z"]]}, "bad_argument"),
+        ({"flowers": "1f"}, "bad_argument"),
+        ({"image_size": (640,)}, "bad_argument"),
     ],
 )
 def test_bad_options_are_bad_input(kwargs, code):
     with pytest.raises(PhotoError) as err:
         read_detections(hand_row(CONCEALED, "7z"), **{"rules": RULES, **kwargs})
     assert err.value.code == code and err.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "detections",
+    [None, "1m", [None], [{"box": (0, 0, 40, 56), "code": "1m"}],
+     [Detection((0.0, 0.0, float("nan"), 56.0), "1m", 0.9)], [Detection((0.0, 0.0, 40.0, 56.0), "1x", 0.9)],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 1.5)], [Detection((40.0, 0.0, 0.0, 56.0), "1m", 0.9)]],
+    ids=["none", "string", "list-of-none", "dicts", "nan-box", "unknown-code", "confidence-over-1", "x2-before-x1"],
+)
+def test_detections_that_are_not_detections_are_bad_input(detections):
+    with pytest.raises(PhotoError) as err:
+        read_detections(detections, rules=RULES)
+    assert err.value.code == "bad_detections" and err.value.exit_code == 2
+
+
+def test_numpy_numbers_from_another_detector_give_plain_json():
+    import json
+
+    tiles = [Detection(tuple(np.float32(v) for v in d.box), d.code, np.float32(d.confidence),
+                       tuple((c, np.float32(p)) for c, p in d.alternatives))
+             for d in hand_row(CONCEALED, "7z")]
+    result = read_detections(tiles, rules=RULES)
+    assert result.error is None
+    assert json.loads(json.dumps(result.to_json()))["tiles"][0]["box"] == list(result.to_json()["tiles"][0]["box"])
 
 
 def test_a_row_that_reads_backwards_takes_the_winning_tile_from_the_image_left():

@@ -65,6 +65,16 @@ def test_flags_contradicting_tiles():
     assert _error(check_consistent, hand, ctx) == "contradictory_flags"
 
 
+@pytest.mark.parametrize("args", [(None,), ("123m456m789m5p [EEE] +5p",), ("hand", {"self_drawn": True})],
+                         ids=["none", "notation-string", "dict-context"])
+def test_score_refuses_arguments_of_the_wrong_type_with_a_code(args):
+    hand, _ = scoring.parse_notation("123m456m789m5p [EEE] +5p")
+    args = tuple(hand if a == "hand" else a for a in args)
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.score(*args)
+    assert err.value.code == "bad_argument"
+
+
 def test_score_json_never_raises():
     for bad in [None, [], "x", {"concealed": 5}, BASE | {"winning_tile": 5}, {"melds": [1]}]:
         out = scoring.score_json(bad)

@@ -249,6 +249,11 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     from PIL import Image, UnidentifiedImageError
 
     register_phone_formats()
+    if isinstance(source, (bytearray, memoryview)):
+        source = bytes(source)
+    if not isinstance(source, (str, Path, bytes)):
+        raise DetectorError("not_an_image", f"cannot read an image from {type(source).__name__}: give a file "
+                                            "path, the file's bytes, a PIL image or an RGB array")
     name = _source_name(source)
     if isinstance(source, bytes):
         if not source:
@@ -256,11 +261,15 @@ def _open(source: str | Path | bytes) -> "Image.Image":
         stream = io.BytesIO(source)
     else:
         path = Path(source)
+        try:
+            size = path.stat().st_size
+        except FileNotFoundError:
+            raise DetectorError("file_missing", f"{path}: no such file") from None
+        except OSError as exc:  # a name too long, a component that is a file, no permission
+            raise DetectorError("file_missing", f"{path}: cannot open it ({exc.strerror})") from None
         if path.is_dir():
             raise DetectorError("not_a_file", f"{path}: is a folder, not an image file")
-        if not path.is_file():
-            raise DetectorError("file_missing", f"{path}: no such file")
-        if path.stat().st_size == 0:
+        if size == 0:
             raise DetectorError("empty_file", f"{path}: the file is empty (0 bytes)")
         stream = path
     try:
@@ -288,7 +297,9 @@ def _to_rgb(img: "Image.Image") -> "np.ndarray":
     import numpy as np
     from PIL import Image
 
-    if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I", "F"):
+    if img.mode == "F":  # float pixels: 0..1 or 0..255, as for a float array
+        return _array_to_rgb(np.asarray(img))
+    if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
         grey = np.asarray(img, dtype=np.float64)
         top = 65535.0 if img.mode.startswith("I;16") or grey.max() > 255 else 255.0
         grey = (grey.clip(0, top) * (255.0 / top)).round().astype(np.uint8)
@@ -306,8 +317,8 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
 
     if array.ndim == 2:
         array = array[:, :, None]
-    if array.ndim != 3 or array.shape[2] not in (1, 3, 4):
-        raise DetectorError("not_an_image", f"array of shape {array.shape} is not an image")
+    if array.ndim != 3 or array.shape[2] not in (1, 3, 4) or array.dtype.kind not in "buif":
+        raise DetectorError("not_an_image", f"an array of shape {array.shape} and dtype {array.dtype} is not an image")
     _check_size(array.shape[1], array.shape[0])
     if array.dtype == np.uint16:
         array = (array / 257.0).round().astype(np.uint8)

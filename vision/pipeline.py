@@ -12,12 +12,14 @@ show the tiles; only unusable input (not an image, bad options) raises PhotoErro
 from __future__ import annotations
 
 import functools
+import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import Detection, DetectionSet
+from vision.detections import CLASS_NAMES, Detection, DetectionSet
 from vision.grouping import FLOWER_CODES, Layout, group_tiles, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
@@ -115,9 +117,9 @@ class TileResult:
         return {
             "code": self.code,
             "detected": self.detected,
-            "box": [round(v, 1) for v in self.box],
-            "confidence": round(self.confidence, 4),
-            "alternatives": [[c, round(p, 4)] for c, p in self.alternatives],
+            "box": [round(float(v), 1) for v in self.box],  # float(): numpy numbers are no JSON
+            "confidence": round(float(self.confidence), 4),
+            "alternatives": [[c, round(float(p), 4)] for c, p in self.alternatives],
             "role": self.role,
             "group": self.group,
             "uncertain": self.uncertain,
@@ -169,8 +171,8 @@ class PhotoResult:
             "hand": self.hand,
             "score": self.score,
             "fan_tiles": self.fan_tiles,
-            "confidence": round(self.confidence, 4),
-            "score_confidence": round(self.score_confidence, 4),
+            "confidence": round(float(self.confidence), 4),
+            "score_confidence": round(float(self.score_confidence), 4),
             "runner_up": self.runner_up,
             "warnings": self.warnings,
             "error": self.error.to_dict() if self.error else None,
@@ -196,7 +198,8 @@ def read_photo(
     flowers: Sequence[str] | None = None,
     turn_level: bool = True,
 ) -> PhotoResult:
-    """Read and score the winning hand in a photo (a path, bytes, PIL image or RGB array).
+    """Read and score the winning hand in a photo (a path, bytes, an open binary file, a PIL image
+    or an RGB array).
 
     `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
@@ -206,6 +209,8 @@ def read_photo(
     unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
+    if hasattr(image, "read"):  # an open file or upload: read once, as the photo is decoded more than once
+        image = _read_file(image)
     found = _run_detector(image, detect)
     size = functools.cache(lambda: _image_size(image))  # the header is read only when needed
     result = _read_found(found, request)
@@ -318,7 +323,12 @@ def check_options(
     PhotoError(bad_input) before any work is done on the photo."""
     from scoring import ScoringError, WinContext, get_ruleset
 
-    for what, code in [("winning tile", winning_tile)] + [("kong tile", c) for c in kong_codes]:
+    _check_type("context", context, "a dict of win flags (or None)", _is_mapping)
+    _check_type("options", options, "a dict of rule-set options (or None)", _is_mapping)
+    _check_type("winning_tile", winning_tile, "a tile code such as '5p' (or None)", lambda v: isinstance(v, str))
+    _check_type("kong_codes", kong_codes, "a list of tile codes", _is_code_list)
+    _check_type("flowers", flowers, "a list of flower codes (or None)", _is_code_list)
+    for what, code in [("winning tile", winning_tile)] + [("kong tile", c) for c in kong_codes or ()]:
         if code is not None and code not in PLAYING_CODES:
             raise PhotoError("bad_input", "bad_tile_code", f"{what} {code!r} is not a tile code such as 5p or 7z")
     for code in flowers or ():
@@ -338,6 +348,21 @@ def check_options(
     return full
 
 
+def _is_mapping(value: Any) -> bool:
+    return isinstance(value, Mapping) and all(isinstance(k, str) for k in value)
+
+
+def _is_code_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple)) and all(isinstance(c, str) for c in value)
+
+
+def _check_type(name: str, value: Any, expected: str, accepts: Callable[[Any], bool]) -> None:
+    """A caller's argument of the wrong type is bad input like any other, not a TypeError from
+    deep inside the reader (None stands for the default wherever a default exists)."""
+    if value is not None and not accepts(value):
+        raise PhotoError("bad_input", "bad_argument", f"{name} must be {expected}, got {type(value).__name__}")
+
+
 @dataclass(frozen=True)
 class ReadingRequest:
     """How to read a photo's hand: the rule set and its options, and what the caller says that
@@ -354,8 +379,18 @@ class ReadingRequest:
 def _request(rules: str, context: Mapping[str, Any] | None, options: Mapping[str, Any] | None,
              winning_tile: str | None, kong_codes: Sequence[str], flowers: Sequence[str] | None) -> ReadingRequest:
     full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
-    return ReadingRequest(rules, full_context, options, winning_tile, tuple(kong_codes),
+    return ReadingRequest(rules, full_context, options, winning_tile, tuple(kong_codes or ()),
                    None if flowers is None else tuple(flowers))
+
+
+def _read_file(file: Any) -> bytes:
+    try:
+        data = file.read()
+    except (OSError, ValueError) as exc:  # closed, not readable, text that is no text
+        raise PhotoError("bad_input", "bad_argument", f"cannot read the photo from the file given: {exc}") from None
+    if not isinstance(data, bytes):
+        raise PhotoError("bad_input", "bad_argument", "open the photo in binary mode (open(path, 'rb'))")
+    return data
 
 
 def _image_size(image: Any) -> tuple[int, int]:
@@ -381,8 +416,22 @@ def _run_detector(image: Any, detect: Detect | None) -> DetectionSet:
 
 
 def _as_found(detections: Sequence[Detection] | DetectionSet) -> DetectionSet:
-    """Plain detections as a DetectionSet with nothing rejected (a detector without the classifier)."""
-    return detections if isinstance(detections, DetectionSet) else DetectionSet(tuple(detections))
+    """Plain detections as a DetectionSet with nothing rejected (a detector without the classifier).
+    Boxes from another detector are checked: the reader does arithmetic on them, and the JSON
+    result must stay valid JSON."""
+    if isinstance(detections, DetectionSet):
+        return detections
+    if not isinstance(detections, (list, tuple)) or not all(map(_is_detection, detections)):
+        raise PhotoError("bad_input", "bad_detections", "detections must be a list of vision.Detection with "
+                         "finite boxes (x1 <= x2, y1 <= y2), a known code and a confidence from 0 to 1")
+    return DetectionSet(tuple(detections))
+
+
+def _is_detection(d: Any) -> bool:
+    return (isinstance(d, Detection) and d.code in CLASS_NAMES and len(d.box) == 4
+            and all(isinstance(v, numbers.Real) and math.isfinite(v) for v in d.box)
+            and d.box[0] <= d.box[2] and d.box[1] <= d.box[3]
+            and isinstance(d.confidence, numbers.Real) and 0.0 <= d.confidence <= 1.0)
 
 
 def _failed(result: PhotoResult) -> bool:
@@ -440,6 +489,9 @@ def read_detections(
     (width, height) of the photo the boxes are in lets a hand that is short of tiles say when
     one may be cut off by the photo's edge."""
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
+    _check_type("image_size", image_size, "(width, height) in pixels (or None)",
+                lambda v: isinstance(v, (list, tuple)) and len(v) == 2
+                and all(isinstance(n, numbers.Real) and n > 0 for n in v))
     result = _read_found(_as_found(detections), request)
     _hint_cut_off(result, None if image_size is None else lambda: image_size)
     _warn_of_deciding_flowers(result, request)
