@@ -266,6 +266,9 @@ def test_camerash_labels_map_to_codes():
     (["--val-fraction", "1.5"], "bad_argument"),
     (["--sources", "nosuchart"], "unknown_source"),
     (["--holdout-source", "nosuchart"], "unknown_source"),
+    (["--seed", "-1"], "bad_argument"),  # numpy's generator takes no negative seed
+    (["--imgsz", "60000"], "bad_argument"),  # tens of GB for one image
+    (["--imgsz", "4097"], "bad_argument"),
 ])
 def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, code):
     from mjsynth.cli import main
@@ -294,3 +297,115 @@ def test_resume_keeps_finished_images_and_completes_the_rest(tmp_path, cache):
     key = marker.relative_to(part).as_posix()
     assert got.pop(key) != want.pop(key)
     assert got == want
+
+
+@pytest.mark.parametrize("option, where", [
+    ("--out", "afile"),
+    ("--out", "afile/sub"),
+    pytest.param("--out", "/proc/mjlens-synth", marks=pytest.mark.skipif(
+        not Path("/proc/self").is_dir(), reason="needs Linux /proc, where nothing can be made")),
+    ("--cache", "afile"),
+])
+def test_cli_refuses_an_out_or_cache_that_cannot_be_a_folder(tmp_path, cache, capsys, option, where):
+    from mjsynth.cli import main
+
+    (tmp_path / "afile").write_text("kept")
+    folders = {"--out": tmp_path / "ds", "--cache": cache, option: tmp_path / where}
+    argv = ["--out", str(folders["--out"]), "--cache", str(folders["--cache"]), "--count", "1",
+            "--sources", "fluffystuff", "--imgsz", "64"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error[bad_folder]: {option} {tmp_path / where} ") and err.count("\n") == 1
+    assert (tmp_path / "afile").read_text() == "kept" and not (tmp_path / "ds").exists()
+
+
+def _synth_argv(out: Path, cache: Path, *extra: str) -> list[str]:
+    return ["--out", str(out), "--cache", str(cache), "--sources", "fluffystuff", "--seed", "7",
+            "--imgsz", "96", *extra]
+
+
+def test_resume_refuses_a_folder_rendered_with_other_arguments(tmp_path, cache, capsys):
+    from mjsynth.cli import main
+
+    out = tmp_path / "ds"
+    assert main(_synth_argv(out, cache, "--count", "2")) == 0
+    before = _digest(out)
+    other = ["--count", "3", "--resume", "--val-fraction", "0.5", "--layouts", "hand", "--imgsz", "64"]
+    capsys.readouterr()
+    assert main(_synth_argv(out, cache, *other)) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error[resume_mismatch]: --out {out} was rendered with other arguments: ")
+    assert "--imgsz 96 (now 64)" in err and "--val-fraction 0.1 (now 0.5)" in err
+    assert "--layouts hand,table,closeup (now hand)" in err and "--seed" not in err
+    assert _digest(out) == before and json.loads((out / "synth.json").read_text())["config"]["imgsz"] == 96
+    assert main(_synth_argv(out, cache, "--count", "3", "--imgsz", "64")) == 2  # nor without --resume
+    assert capsys.readouterr().err.startswith("error[out_not_empty]: ") and _digest(out) == before
+    # the same arguments and a larger count extend the dataset, keeping what is there
+    assert main(_synth_argv(out, cache, "--count", "3", "--resume")) == 0
+    after = _digest(out)
+    assert {k: after[k] for k in before} == before and len(after) == len(before) + 3
+    assert json.loads((out / "synth.json").read_text())["images"] == 3
+
+
+def test_resume_checks_an_interrupted_run_against_its_arguments(tmp_path, cache, capsys, monkeypatch):
+    from mjsynth import dataset
+    from mjsynth.cli import main
+
+    render_one = dataset.render_one
+
+    def interrupted_at_the_second_image(config, sources, index):
+        if index == 1:
+            raise RuntimeError("interrupted")
+        return render_one(config, sources, index)
+
+    out = tmp_path / "ds"
+    monkeypatch.setattr(dataset, "render_one", interrupted_at_the_second_image)
+    with pytest.raises(RuntimeError):
+        main(_synth_argv(out, cache, "--count", "2"))
+    monkeypatch.undo()
+    capsys.readouterr()
+    assert main(_synth_argv(out, cache, "--count", "2", "--resume", "--seed", "8")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error[resume_mismatch]: ") and "--seed 7 (now 8)" in err
+    (out / "synth.json").unlink()  # e.g. rendered before synth.json was written first
+    assert main(_synth_argv(out, cache, "--count", "2", "--resume")) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"error[resume_mismatch]: --out {out} has images but no readable synth.json")
+    assert main(_synth_argv(out, cache, "--count", "2")) == 2  # nor is it rendered over without --resume
+    assert capsys.readouterr().err.startswith(f"error[out_not_empty]: --out {out} already holds a rendered dataset")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--count", "0"], "argument --count: '0' is not a whole number >= 1"),
+    (["--source", "nope"], "argument --source: invalid choice: 'nope'"),
+    (["--imgsz", "10"], "argument --imgsz: must be 64 to 4096"),
+])
+def test_bench_synth_refuses_bad_arguments(capsys, argv, message):
+    sys.path.insert(0, str(DATASETS.parent / "benchmarks"))
+    from bench_synth import main
+
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_bench_synth_says_when_an_atlas_is_missing(capsys, monkeypatch):
+    sys.path.insert(0, str(DATASETS.parent / "benchmarks"))
+    from bench_synth import main
+
+    def missing(source):
+        raise art.ArtError("atlas_missing", f"no atlas for {source!r}")
+
+    monkeypatch.setattr(art, "load_atlas", missing)
+    assert main(["--source", "gnome-smooth", "--count", "1"]) == 2
+    assert capsys.readouterr().err == "error[atlas_missing]: no atlas for 'gnome-smooth'\n"
+
+
+@pytest.mark.parametrize("option", ["--hands", "--rounds", "--repeats", "--distinct-repeated"])
+def test_bench_scoring_refuses_zero_counts(capsys, option):
+    sys.path.insert(0, str(DATASETS.parent / "benchmarks"))
+    from bench_scoring import main
+
+    with pytest.raises(SystemExit) as e:
+        main([option, "0"])
+    assert e.value.code == 2 and f"argument {option}: '0' is not a whole number >= 1" in capsys.readouterr().err

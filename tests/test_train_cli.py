@@ -3,6 +3,8 @@
 import argparse
 from types import SimpleNamespace
 
+import pytest
+
 from vision import train_cli
 
 
@@ -56,3 +58,78 @@ def test_derived_dataset_takes_several_train_folders_and_leaves_out_the_holdout(
     assert [p.split(str(tmp_path))[1] for p in train] == [
         "/mix/images/train/0.jpg", "/mix/images/train/2.jpg", "/real/images/train/0.jpg", "/real/images/train/1.jpg"]
     assert open(derived["val"]).read().split() == [str(tmp_path / "mix" / "images" / "val" / "0.jpg")]
+
+
+def _data_files(tmp_path):
+    (tmp_path / "broken.yaml").write_text("train: [images/train\n")
+    (tmp_path / "binary.yaml").write_bytes(b"\x80\x81\xfe")
+    (tmp_path / "notes.txt").write_text("just some words")
+    (tmp_path / "no_val.yaml").write_text("train: images/train\nnames: {0: '1m'}\n")
+    return {"missing": (tmp_path / "nope.yaml", "is not a file"),
+            "folder": (tmp_path, "is not a file"),
+            "broken": (tmp_path / "broken.yaml", "is not a readable YAML file"),
+            "binary": (tmp_path / "binary.yaml", "is not a readable YAML file"),
+            "not_a_mapping": (tmp_path / "notes.txt", "is not a YOLO dataset YAML: it has no train or val key"),
+            "no_val": (tmp_path / "no_val.yaml", "is not a YOLO dataset YAML: it has no val key")}
+
+
+@pytest.mark.parametrize("case", ["missing", "folder", "broken", "binary", "not_a_mapping", "no_val"])
+def test_a_data_file_ultralytics_cannot_read_is_refused_before_training(tmp_path, capsys, monkeypatch, case):
+    from vision.cli import main
+
+    def no_training(args):
+        raise AssertionError("training started")
+
+    monkeypatch.setattr(train_cli, "train", no_training)
+    data, why = _data_files(tmp_path)[case]
+    assert main(["train", "--data", str(data), "--project", str(tmp_path / "runs"), "--no-ship"]) == 2
+    assert capsys.readouterr().err == f"error[bad_data]: --data {data} {why}\n"
+    assert not (tmp_path / "runs").exists()
+
+
+def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monkeypatch):
+    from vision.cli import main
+
+    assert main(["train"]) == 2
+    assert capsys.readouterr().err == "error[no_data]: --data is required unless --resume or --ship-from\n"
+    missing = tmp_path / "none.pt"
+    assert main(["train", "--ship-from", str(missing)]) == 1
+    assert capsys.readouterr().err == f"error[no_checkpoint]: {missing} does not exist\n"
+
+    def failing(args):
+        raise FileNotFoundError("no train images left")
+
+    monkeypatch.setattr(train_cli, "train", failing)
+    assert main(["train", "--resume", "--project", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "error[train_failed]: no train images left\n"
+
+
+@pytest.mark.parametrize("option, value, message", [
+    ("--epochs", "0", "'0' is not a whole number >= 1"),
+    ("--epochs", "-1", "'-1' is not a whole number >= 1"),
+    ("--epochs", "ten", "'ten' is not a whole number >= 1"),
+    ("--hours", "-1", "'-1' is not a finite number above 0"),
+    ("--hours", "nan", "'nan' is not a finite number above 0"),
+    ("--imgsz", "0", "'0' is not a whole number >= 32"),
+    ("--fraction", "0", "'0' is not a finite number above 0 and at most 1"),
+    ("--fraction", "1.5", "'1.5' is not a finite number above 0 and at most 1"),
+    ("--lr0", "0", "'0' is not a finite number above 0"),
+    ("--workers", "-1", "'-1' is not a whole number >= 0"),
+    ("--val-images", "-1", "'-1' is not a whole number >= 0"),
+])
+def test_bad_numbers_are_refused_by_the_option_parser(capsys, option, value, message):
+    from vision.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["train", "--data", "d.yaml", f"{option}={value}"])
+    assert e.value.code == 2
+    assert f"argument {option}: {message}" in capsys.readouterr().err
+
+
+def test_good_numbers_pass_the_option_parser():
+    parser = argparse.ArgumentParser()
+    train_cli.add_arguments(parser)
+    args = parser.parse_args(["--epochs", "3", "--hours", "0.5", "--imgsz", "320", "--fraction", "1",
+                              "--lr0", "0.0015", "--workers", "0", "--val-images", "0"])
+    assert (args.epochs, args.hours, args.imgsz, args.fraction, args.lr0, args.workers, args.val_images) == (
+        3, 0.5, 320, 1.0, 0.0015, 0, 0)

@@ -10,6 +10,7 @@ from .art import CACHE_DIR, SOURCES, ArtError
 from .dataset import LAYOUT_WEIGHTS, SynthConfig, generate
 
 HELP = "render a synthetic YOLO dataset of mahjong tiles (training-time tool)"
+MIN_IMGSZ, MAX_IMGSZ = 64, 4096  # one 4096 px image takes ~2 GB to render; memory grows with its square
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -19,7 +20,7 @@ def _csv(text: str) -> tuple[str, ...]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help="output dataset folder")
     parser.add_argument("--count", type=int, required=True, help="number of images")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0")
     parser.add_argument("--val-fraction", type=float, default=0.1)
     parser.add_argument("--sources", type=_csv, default=(),
                         help=f"art sources to use (default: all available; {', '.join(SOURCES)}); "
@@ -27,11 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--holdout-source", default=None, help="art source never to use")
     parser.add_argument("--layouts", type=_csv, default=tuple(LAYOUT_WEIGHTS),
                         help="hand,table,closeup (default: all)")
-    parser.add_argument("--imgsz", type=int, default=640, help="long side of each image")
+    parser.add_argument("--imgsz", type=int, default=640,
+                        help=f"long side of each image, {MIN_IMGSZ} to {MAX_IMGSZ} px")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--cache", type=Path, default=CACHE_DIR, help="art cache folder")
     parser.add_argument("--resume", action="store_true",
-                        help="keep the images an interrupted run with the same arguments wrote")
+                        help="keep the images an earlier run wrote to --out (an interrupted one, or a "
+                        "smaller --count); refused unless its seed, imgsz, val-fraction, layouts, "
+                        "sources and holdout-source were the same (read from its synth.json)")
 
 
 def _fail(code: str, message: str) -> int:
@@ -43,9 +47,10 @@ def run(args: argparse.Namespace) -> int:
     bad = [k for k in args.layouts if k not in LAYOUT_WEIGHTS]
     if bad or not args.layouts:
         return _fail("bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
-    if args.count < 1 or args.imgsz < 64 or args.workers < 1 or not 0 <= args.val_fraction <= 1:
-        return _fail("bad_argument", "need --count >= 1, --imgsz >= 64, --workers >= 1, "
-                     "0 <= --val-fraction <= 1 (1: a test set, all validation)")
+    if (args.count < 1 or not MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ or args.workers < 1 or args.seed < 0
+            or not 0 <= args.val_fraction <= 1):
+        return _fail("bad_argument", f"need --count >= 1, {MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}, "
+                     "--workers >= 1, --seed >= 0, 0 <= --val-fraction <= 1 (1: a test set, all validation)")
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
                          args.resume)

@@ -17,8 +17,15 @@ from .art import CACHE_DIR, SOURCES, ArtError, Atlas, available_sources, load_at
 from .codes import CLASS_NAMES
 
 LAYOUT_WEIGHTS = {"hand": 0.45, "table": 0.3, "closeup": 0.25}
+# The arguments that decide each image's bytes and split, which --resume needs unchanged; with
+# them the sources drawn from (as resolved: "all available" grows as atlases are fetched).
+RESUME_ARGUMENTS = ("seed", "imgsz", "val_fraction", "layouts", "holdout_source")
 ASPECTS = ((4, 3), (3, 4), (16, 9), (1, 1), (9, 16))
 JPEG_QUALITY = 93
+
+
+class SynthError(ArtError):
+    """The output or cache folder cannot take this dataset; coded like ArtError."""
 
 
 @dataclass(frozen=True)
@@ -136,14 +143,67 @@ def data_yaml() -> str:
             f"train: images/train\nval: images/val\nnc: {len(CLASS_NAMES)}\nnames:\n{names}\n")
 
 
+def _settings(summary: dict) -> dict:
+    return {**{k: summary["config"][k] for k in RESUME_ARGUMENTS}, "sources": summary["sources"]}
+
+
+def _check_resume(config: SynthConfig, summary: dict) -> None:
+    """Refuse to add to a folder rendered with other settings: its images would stay beside
+    the new ones, and an index could land in both splits."""
+    try:
+        before = _settings(json.loads((config.out / "synth.json").read_text()))
+    except (OSError, ValueError, KeyError, TypeError):
+        if any(config.out.glob("meta/*/*.json")):
+            raise SynthError("resume_mismatch", f"--out {config.out} has images but no readable "
+                             "synth.json to check the arguments against; render into a new --out") from None
+        return  # nothing rendered yet
+    now = _settings(summary)
+    changed = [f"--{k.replace('_', '-')} {_shown(before[k])} (now {_shown(now[k])})"
+               for k in now if before[k] != now[k]]
+    if changed:
+        raise SynthError("resume_mismatch", f"--out {config.out} was rendered with other arguments: "
+                         f"{'; '.join(changed)}; resume with those, or render into a new --out")
+
+
+def _shown(value) -> str:
+    return ",".join(value) if isinstance(value, list) else str(value)
+
+
+def _make_folder(option: str, given: Path, folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SynthError("bad_folder", f"{option} {given} is not a folder that can be written: "
+                         f"cannot make {folder} ({e.strerror})") from None
+
+
+def _write_summary(config: SynthConfig, summary: dict) -> None:
+    tmp = config.out / "synth.json.tmp"  # replaced whole, so --resume never reads half of it
+    tmp.write_text(json.dumps(summary, indent=1))
+    tmp.replace(config.out / "synth.json")
+
+
 def generate(config: SynthConfig, progress: bool = True) -> dict:
-    """Render the whole dataset; returns the summary also written to synth.json."""
+    """Render the whole dataset; returns the summary also written to synth.json. Raises
+    ArtError (SynthError for --resume and the folders) before rendering when it cannot."""
     from tqdm import tqdm
 
     sources = resolve_sources(config)
+    # tuples as lists, as JSON reads them back, so this compares equal to an earlier synth.json
+    summary = {"config": {k: str(v) if isinstance(v, Path) else list(v) if isinstance(v, tuple) else v
+                          for k, v in asdict(config).items() if k not in ("workers", "cache", "resume")},
+               "sources": sources}
+    if config.resume:
+        _check_resume(config, summary)
+    elif any(config.out.glob("meta/*/*.json")):  # its images would stay beside the new ones
+        raise SynthError("out_not_empty", f"--out {config.out} already holds a rendered dataset; continue it "
+                         "with --resume (same arguments) or render into a new folder")
+    _make_folder("--cache", config.cache, config.cache)  # first: an empty cache folder is harmless
     for split in ("train", "val"):
         for kind in ("images", "labels", "meta"):
-            (config.out / kind / split).mkdir(parents=True, exist_ok=True)
+            _make_folder("--out", config.out, config.out / kind / split)
+    # Written before the first image, so an interrupted run's settings can be checked on --resume.
+    _write_summary(config, summary)
     jobs = [(config, sources, i) for i in range(config.count)]
     bar = dict(total=config.count, desc="rendering", unit="img", disable=not progress)
     labels = 0
@@ -157,10 +217,8 @@ def generate(config: SynthConfig, progress: bool = True) -> dict:
         _init_worker(sources, config.cache)
         for _, n in tqdm(map(_render_star, jobs), **bar):
             labels += n
-    summary = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(config).items()
-                          if k not in ("workers", "cache", "resume")},
-               "sources": sources, "images": config.count, "labels": labels,
-               "val_images": sum(is_val(i, config.val_fraction) for i in range(config.count))}
+    summary.update(images=config.count, labels=labels,
+                   val_images=sum(is_val(i, config.val_fraction) for i in range(config.count)))
     (config.out / "data.yaml").write_text(data_yaml())
-    (config.out / "synth.json").write_text(json.dumps(summary, indent=1))
+    _write_summary(config, summary)
     return summary
