@@ -24,13 +24,14 @@ export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" YOLO_OFFLINE=1 PYTHONUNBUFFE
 cores=$(nproc)
 
 count() { python3 -c "print(max(8, int($1 * $scale)))"; }
+# --resume: a rerun on a machine still warm keeps the scenes already rendered (same arguments).
 # All layouts (the detector's validation mix), hand photos from every training source, and hand
 # photos with only the real training crops' faces; gnome-smooth stays held out of everything.
-python3 datasets/synth.py --out "$data/mix" --count "$(count 8000)" --seed 31 --workers "$cores" \
+python3 datasets/synth.py --out "$data/mix" --count "$(count 8000)" --seed 31 --workers "$cores" --resume \
     --holdout-source gnome-smooth --val-fraction 0.04
-python3 datasets/synth.py --out "$data/hand" --count "$(count 3000)" --seed 32 --workers "$cores" \
+python3 datasets/synth.py --out "$data/hand" --count "$(count 3000)" --seed 32 --workers "$cores" --resume \
     --holdout-source gnome-smooth --layouts hand --val-fraction 0.02
-python3 datasets/synth.py --out "$data/real" --count "$(count 1500)" --seed 33 --workers "$cores" \
+python3 datasets/synth.py --out "$data/real" --count "$(count 1500)" --seed 33 --workers "$cores" --resume \
     --sources camerash --layouts hand --val-fraction 0.02
 python3 - "$data" <<'EOF'
 import sys
