@@ -197,6 +197,152 @@ def test_context_change_rescores_and_fans_point_at_tiles(page, winning_reading):
     expect(page.locator("#overlay g.tile-box.highlight").first).to_be_visible()
 
 
+@pytest.fixture(scope="module")
+def rotated_sample(tmp_path_factory):
+    """The sample turned on its side: another photo, in which no tile lies set apart as the winning one."""
+    from PIL import Image
+
+    path = tmp_path_factory.mktemp("photos") / "demo-hand-rotated.jpg"
+    Image.open(SAMPLE).rotate(270, expand=True).save(path, quality=92)
+    return path
+
+
+def wait_until(page, condition, seconds=30):
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        page.wait_for_timeout(20)
+
+
+def photo_answer(page, base_url, photo):
+    """The server's /api/photo answer for `photo`, read with the sample's context."""
+    response = page.request.post(base_url + "/api/photo", multipart={
+        "image": {"name": photo.name, "mimeType": "image/jpeg", "buffer": photo.read_bytes()},
+        "context": json.dumps(sample_context())})
+    assert response.ok, response.text()
+    return response.json()
+
+
+@pytest.mark.parametrize("older_answers", ["first", "last"])
+def test_only_the_last_chosen_photo_is_read_and_busy_lasts_until_it_is(page, base_url, reading, rotated_sample,
+                                                                      older_answers):
+    """Two photos chosen close together, answered in either order: only the second is shown, and
+    the page stays busy until it is read."""
+    from PIL import Image
+
+    older_answer = photo_answer(page, base_url, rotated_sample)
+    held = []
+    page.route("**/api/photo", lambda route: held.append(route))
+    page.set_input_files("#photo-input", str(rotated_sample))
+    wait_until(page, lambda: len(held) == 1)
+    page.set_input_files("#photo-input", str(SAMPLE))
+    wait_until(page, lambda: len(held) == 2)
+    older, newer = held
+
+    def answer_older():
+        # Delivered even where the page has given up on the request: it must not be shown.
+        older.fulfill(json=older_answer)
+        page.wait_for_timeout(500)  # time for the page to take in an answer it still wanted
+
+    if older_answers == "first":
+        answer_older()
+        expect(page.locator("#busy")).to_be_visible()
+        expect(page.locator("#photo-section")).to_be_hidden()
+        newer.continue_()
+    else:
+        newer.continue_()
+        expect(page.locator("#overlay g.tile-box")).to_have_count(len(reading["tiles"]))
+        expect(page.locator("#busy")).to_be_hidden()
+        answer_older()
+    expect(page.locator("#busy")).to_be_hidden()
+    width, height = Image.open(SAMPLE).size
+    expect(page.locator("#overlay")).to_have_attribute("viewBox", f"0 0 {width} {height}")
+    codes = page.locator("#overlay g.tile-box text").all_text_contents()
+    assert [c.rstrip("?") for c in codes] == [t["code"] for t in reading["tiles"]]
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def expect_score_shown(page, result):
+    """The score card shows `result`, an answer of scoring.score_json."""
+    if not result["ok"]:
+        expect(page.locator("#total")).to_have_text("")
+        expect(page.locator("#score-status")).to_have_text(result["error"]["message"])
+        return
+    expect(page.locator("#total")).to_have_text(f"{result['total']} 番")
+    expect(page.locator("#fans tbody tr")).to_have_count(len(result["fans"]))
+
+
+def pick(page, tile, code):
+    """Taps the tile on the photo, picks `code` and returns the hand the page then sent to be scored."""
+    page.click(f"#overlay g[data-tile='{tile}']")
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.click(f"#picker-tiles button[data-code='{code}']")
+    return answer.value.request.post_data_json
+
+
+def test_a_tile_corrected_to_a_flower_moves_to_the_flowers_and_back(page, winning_reading):
+    from scoring import score_json
+
+    upload_sample(page)
+    hand = winning_reading["hand"]
+    concealed = next(g["tiles"] for g in winning_reading["groups"] if g["kind"] == "concealed")
+    tile = concealed[0]
+    code = winning_reading["tiles"][tile]["code"]
+    page.click(f"#overlay g[data-tile='{tile}']")
+    expect(page.locator("#picker-tiles button[data-code='back']")).to_be_hidden()  # no kong to lie face down in
+    page.click("#picker button[value='cancel']")
+
+    sent = pick(page, tile, "3f")
+    without = list(hand["concealed"])
+    without.remove(code)
+    as_flower = {**hand, "concealed": sorted(without), "flowers": ["3f"]}
+    assert {**sent, "concealed": sorted(sent["concealed"])} == as_flower
+    expect_score_shown(page, score_json(as_flower))
+    expect(page.locator(f"#groups .chip[data-tile='{tile}']")).to_have_count(0)
+    expect(page.locator("#flower-buttons button[data-code='3f']")).to_have_attribute("aria-pressed", "true")
+
+    sent = pick(page, tile, code)
+    assert {**sent, "concealed": sorted(sent["concealed"])} == {**hand, "concealed": sorted(hand["concealed"])}
+    expect_score_shown(page, score_json(hand))
+    expect(page.locator(f"#groups .chip[data-tile='{tile}']")).to_be_visible()
+    expect(page.locator("#flower-buttons button[data-code='3f']")).to_have_attribute("aria-pressed", "false")
+
+
+def test_a_meld_that_loses_a_tile_to_the_flowers_rejoins_the_concealed_hand(page, base_url, winning_reading):
+    """A flower misread as a playing tile and grouped into a meld: corrected, the meld is gone."""
+    from scoring import score_json
+
+    tiles = winning_reading["tiles"]
+    concealed = next(g["tiles"] for g in winning_reading["groups"] if g["kind"] == "concealed")
+    meld = concealed[:3]
+    answer = photo_answer(page, base_url, SAMPLE)
+    for g in answer["groups"]:
+        g["tiles"] = [i for i in g["tiles"] if i not in meld]
+    answer["groups"].append({"kind": "chow", "concealed": False, "tiles": meld})
+    page.route("**/api/photo", lambda route: route.fulfill(json=answer))
+    upload_sample(page)
+    expect(page.locator("#groups .group.meld .chip")).to_have_count(3)
+    sent = pick(page, meld[0], "3f")
+    expect(page.locator("#groups .group.meld")).to_have_count(0)
+    hand = winning_reading["hand"]
+    without = list(hand["concealed"])
+    without.remove(tiles[meld[0]]["code"])
+    as_flower = {**hand, "concealed": sorted(without), "flowers": ["3f"]}
+    assert {**sent, "concealed": sorted(sent["concealed"])} == as_flower
+    expect_score_shown(page, score_json(as_flower))
+
+
+def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile(page, rotated_sample):
+    from vision.pipeline import read_photo
+
+    warnings = read_photo(str(rotated_sample), context=sample_context()).to_json()["warnings"]
+    if not any("--winning-tile" in w for w in warnings):
+        pytest.skip("the shipped detector reads a winning tile set apart in the rotated sample")
+    page.set_input_files("#photo-input", str(rotated_sample))
+    expect(page.locator("#warnings")).to_contain_text('tap the right tile and choose "Mark as winning tile"')
+    expect(page.locator("#warnings")).not_to_contain_text("--winning-tile")
+
+
 def test_bad_file_shows_a_friendly_error(page, tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("these are not tiles")
@@ -213,4 +359,24 @@ def test_page_fits_a_phone_screen(browser, base_url):
     expect(pg.locator("label[for='photo-input']")).to_be_visible()
     assert pg.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     assert pg.get_attribute("#photo-input", "capture") == "environment"
+    context.close()
+
+
+def test_on_a_phone_tile_labels_are_legible_and_flower_buttons_apart(browser, base_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    pg.goto(base_url + "/")
+    upload_sample(pg)
+    pg.wait_for_function("document.querySelector('#photo').complete")
+    label_px = pg.evaluate("""() => {
+        const svg = document.querySelector('#overlay');
+        const perUnit = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        return [...svg.querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize) * perUnit);
+    }""")
+    assert label_px and round(min(label_px), 3) >= 11
+    buttons = pg.eval_on_selector_all("#flower-buttons button", "bs => bs.map((b) => b.getBoundingClientRect())"
+                                      ".map((r) => [r.top, r.left, r.right])")
+    for (top, _, right), (next_top, next_left, _) in zip(buttons, buttons[1:]):
+        assert next_top != top or next_left - right >= 3
     context.close()

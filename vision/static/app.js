@@ -15,6 +15,7 @@ const PLAYING_CODES = [
 const FLOWER_CODES = Object.keys(FLOWERS);
 const WINDS = ["E", "S", "W", "N"];
 const UNCERTAIN_BELOW = 0.6; // a tile read with less confidence than this is flagged
+const MIN_LABEL_PX = 11; // smallest tile label on screen, in CSS pixels
 
 const state = {
   tiles: [],   // {code, box, confidence, alternatives, uncertain}
@@ -23,6 +24,7 @@ const state = {
   flowers: new Set(),
   image: null, // {width, height}
   scoreSeq: 0, // only the newest /api/score answer is shown
+  upload: null, // AbortController of the /api/photo request in flight: only the last chosen photo is shown
   pickerTile: null,
 };
 
@@ -58,6 +60,9 @@ async function apiJson(response) {
 // ---------------------------------------------------------------- photo upload
 
 async function uploadPhoto(file) {
+  if (state.upload) state.upload.abort();
+  const upload = new AbortController();
+  state.upload = upload;
   showError("");
   $("busy").hidden = false;
   const form = new FormData();
@@ -65,8 +70,9 @@ async function uploadPhoto(file) {
   form.append("rules", currentRules());
   form.append("context", JSON.stringify(contextFields()));
   try {
-    const response = await fetch("/api/photo", { method: "POST", body: form });
+    const response = await fetch("/api/photo", { method: "POST", body: form, signal: upload.signal });
     const body = await apiJson(response);
+    if (upload.signal.aborted) return; // the answer came in just as a newer photo was chosen
     if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
       showError(`Could not read that photo: ${message}`);
@@ -80,9 +86,12 @@ async function uploadPhoto(file) {
     $("photo").src = body.image.preview || URL.createObjectURL(file);
     loadReading(body);
   } catch (err) {
-    showError(`Could not reach the server: ${err.message}`);
+    if (!upload.signal.aborted) showError(`Could not reach the server: ${err.message}`);
   } finally {
-    $("busy").hidden = true;
+    if (state.upload === upload) {
+      state.upload = null;
+      $("busy").hidden = true;
+    }
   }
 }
 
@@ -146,8 +155,11 @@ function percent(p) {
   return `${Math.round(100 * (p || 0))}%`;
 }
 
+// The pipeline's warnings speak to `mjlens photo` users; here the winning tile is chosen by tapping it.
 function warningText(w) {
-  return typeof w === "string" ? w : w.message || w.code || JSON.stringify(w);
+  const text = typeof w === "string" ? w : w.message || w.code || JSON.stringify(w);
+  return text.replace("give the right one with --winning-tile",
+    `tap the right tile and choose "${$("picker-winning").textContent}"`);
 }
 
 function concealedGroup() {
@@ -242,12 +254,16 @@ function render() {
   renderGroups();
 }
 
+// Lines and labels are drawn in photo units, sized to the photo.
+function photoScale() {
+  return Math.max(state.image.width, state.image.height) / 800;
+}
+
 function renderOverlay() {
   const svg = $("overlay");
   svg.innerHTML = "";
   if (!state.image) return;
   svg.setAttribute("viewBox", `0 0 ${state.image.width} ${state.image.height}`);
-  const scale = Math.max(state.image.width, state.image.height) / 800; // label size follows the photo
   state.tiles.forEach((t, i) => {
     const [x1, y1, x2, y2] = t.box;
     const g = document.createElementNS("http://www.w3.org/2000/svg", "g");
@@ -260,11 +276,12 @@ function renderOverlay() {
     rect.setAttribute("y", y1);
     rect.setAttribute("width", x2 - x1);
     rect.setAttribute("height", y2 - y1);
-    rect.setAttribute("stroke-width", 2.5 * scale);
+    rect.setAttribute("stroke-width", 2.5 * photoScale());
     const label = document.createElementNS("http://www.w3.org/2000/svg", "text");
-    label.setAttribute("x", x1 + 2 * scale);
-    label.setAttribute("y", y1 - 4 * scale);
-    label.setAttribute("font-size", 16 * scale);
+    label.setAttribute("x", (x1 + x2) / 2); // centred: tiles side by side keep their labels apart
+    label.setAttribute("y", y1);
+    label.setAttribute("dy", "-0.25em");
+    label.setAttribute("text-anchor", "middle");
     label.textContent = t.code + (t.uncertain ? "?" : "");
     const title = document.createElementNS("http://www.w3.org/2000/svg", "title");
     title.textContent = `${tileLabel(t.code)} (${Math.round(t.confidence * 100)}%)`;
@@ -272,6 +289,16 @@ function renderOverlay() {
     g.addEventListener("click", () => openPicker(i));
     svg.append(g);
   });
+  sizeLabels();
+}
+
+// Labels are never smaller than MIN_LABEL_PX on screen: a phone shows the photo small.
+function sizeLabels() {
+  const shown = $("overlay").getBoundingClientRect().width;
+  if (!state.image || !shown) return;
+  const photoUnitsPerPx = state.image.width / shown;
+  const size = Math.max(16 * photoScale(), MIN_LABEL_PX * photoUnitsPerPx);
+  $("overlay").setAttribute("font-size", size);
 }
 
 function chip(i) {
@@ -404,16 +431,44 @@ function openPicker(i) {
     b.classList.toggle("current", b.dataset.code === t.code);
     b.classList.toggle("likely", likely.has(b.dataset.code));
   });
+  // A face-down tile is scored only in a concealed kong, as the kong's face-up tile.
+  const inKong = state.groups.some((g) => g.role === "meld" && g.tiles.length === 4 && g.tiles.includes(i));
+  $("picker-tiles").querySelector("[data-code='back']").hidden = !inKong;
   $("picker").showModal();
 }
 
+// Flower tiles belong to no group: the hand's flowers are state.flowers, by code.
+function isFlowerTile(i) {
+  return !state.groups.some((g) => g.tiles.includes(i));
+}
+
+// A chow or pung that loses a tile is no meld: its other tiles go back to the concealed hand.
+function takeOutOfGroups(i) {
+  for (const g of state.groups) g.tiles = g.tiles.filter((k) => k !== i);
+  const broken = state.groups.filter((g) => g.role === "meld" && g.tiles.length < 3);
+  state.groups = state.groups.filter((g) => !broken.includes(g));
+  broken.forEach((g) => concealedGroup().tiles.push(...g.tiles));
+}
+
+// A tile corrected to a flower leaves the hand for the flowers; a flower corrected to a playing
+// tile joins the concealed hand.
 function pickCode(code) {
   const i = state.pickerTile;
   $("picker").close();
   if (i === null) return;
   const tile = state.tiles[i];
+  const toFlower = code in FLOWERS;
+  if (isFlowerTile(i)) {
+    state.flowers.delete(tile.code);
+    if (!toFlower) concealedGroup().tiles.push(i);
+  } else if (toFlower) {
+    takeOutOfGroups(i);
+    if (state.winning === i) state.winning = null;
+  }
+  if (toFlower) state.flowers.add(code);
   tile.code = code;
   tile.uncertain = false; // a person has checked it
+  syncFlowerButtons();
   render();
   rescore();
 }
@@ -435,7 +490,8 @@ function buildPicker() {
       b.type = "button";
       b.dataset.code = code;
       b.textContent = code === "back" ? "back" : tileLabel(code);
-      b.title = SUITS[code[1]] ? `${code[0]} ${SUITS[code[1]]}` : tileLabel(code);
+      b.title = code === "back" ? "face down (in a concealed kong)"
+        : SUITS[code[1]] ? `${code[0]} ${SUITS[code[1]]}` : tileLabel(code);
       b.addEventListener("click", () => pickCode(code));
       div.append(b);
     }
@@ -445,8 +501,9 @@ function buildPicker() {
     const i = state.pickerTile;
     $("picker").close();
     if (i === null) return;
-    // The winning tile belongs to the concealed hand; take it out of any meld it was grouped in.
-    for (const g of state.groups) g.tiles = g.tiles.filter((k) => k !== i);
+    // The winning tile belongs to the concealed hand; take it out of the flowers or of its meld.
+    if (isFlowerTile(i)) state.flowers.delete(state.tiles[i].code);
+    takeOutOfGroups(i);
     concealedGroup().tiles.push(i);
     state.winning = i;
     render();
@@ -500,6 +557,7 @@ document.addEventListener("DOMContentLoaded", () => {
   buildPicker();
   buildContext();
   loadRules();
+  new ResizeObserver(sizeLabels).observe($("overlay"));
   $("photo-input").addEventListener("change", (e) => {
     const file = e.target.files[0];
     if (file) uploadPhoto(file);
