@@ -248,6 +248,17 @@ def test_serve_on_a_taken_port_or_foreign_address_says_so_and_exits_2():
             assert "open http" not in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_serve_on_all_ipv6_addresses_takes_ipv4_too():
+    from vision.serve_cli import _listen
+
+    try:
+        sock = _listen("::", 0)
+    except OSError:
+        pytest.skip("no IPv6 on this machine")
+    with sock, socket.create_connection(("127.0.0.1", sock.getsockname()[1]), timeout=5):
+        pass  # connected: the bound socket is dual-stack, as uvicorn's own binding was
+
+
 def test_serve_answers_as_soon_as_it_says_where_and_stops_cleanly_on_ctrl_c():
     import signal
     import urllib.request

@@ -21,22 +21,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds a request may wait and run before it is answered 408 (default 60)")
 
 
-def _listen(host: str, port: int) -> list[socket.socket]:
-    """Listening sockets on every address `host` names, as uvicorn would bind them.
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound as uvicorn binds it (one address; `::` takes IPv4 too).
 
     Bound here rather than by uvicorn, which on failure logs its own error and exits with its own
     status before `run` could report it.
     """
-    found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    sockets: list[socket.socket] = []
+    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM)
     try:
-        for family, address in dict.fromkeys((info[0], info[4]) for info in found):  # hosts files repeat lines
-            sockets.append(socket.create_server(address, family=family))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen()  # from now on a request waits for the server instead of being refused
     except OSError:
-        for sock in sockets:
-            sock.close()
+        sock.close()
         raise
-    return sockets
+    return sock
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,12 +57,13 @@ def run(args: argparse.Namespace) -> int:
         workers=args.workers,
     )
     try:
-        sockets = _listen(args.host, args.port)
+        sock = _listen(args.host, args.port)
     except OSError as exc:  # port taken, address not on this machine, unknown host name
         print(f"mjlens serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
-    print(f"mjlens: open http://{args.host}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
+    where = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL
+    print(f"mjlens: open http://{where}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn shut down cleanly, then passed it on
-        server.run(sockets=sockets)
+        server.run(sockets=[sock])
     return 0
