@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -233,7 +234,6 @@ def test_cli_creates_missing_output_folders(tmp_path):
 
 def test_frames_of_videos_with_the_same_name_do_not_overwrite_each_other(tmp_path, monkeypatch):
     from dataclasses import replace
-    from pathlib import Path
 
     from PIL import Image
 
@@ -254,6 +254,8 @@ def test_frames_of_videos_with_the_same_name_do_not_overwrite_each_other(tmp_pat
     assert frame_name("day1/table.mp4", 1.5) == frame_name("day1/table.mp4", 1.5)
     assert frame_name("day1/table.mp4", 1.5).startswith("table-")
     assert frame_name("day1/table.mp4", 1.5).endswith("_00001.500s.jpg")
+    # the same name given from another folder is another video
+    assert frame_name("table.mp4", 1.5) != frame_name(str(Path("..") / "table.mp4"), 1.5)
 
 
 def test_duration_is_the_video_read_not_the_last_sample_time(tmp_path, monkeypatch):

@@ -249,12 +249,12 @@ def _one_size(rgb) -> DetectionSet:
 
 
 def frame_name(video: str, time: float) -> str:
-    """The saved frame's file name: the video's stem for reading, a hash of its path as given so
+    """The saved frame's file name: the video's stem for reading, a hash of its full path so
     that day1/table.mp4, day2/table.mp4 and day1/table.avi (in one run, or in several sharing a
     frames folder, with either engine) never overwrite each other's frames."""
     import hashlib
 
-    tag = hashlib.sha1(video.encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    tag = hashlib.sha1(str(Path(video).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:8]
     return f"{Path(video).stem}-{tag}_{time:09.3f}s.jpg"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -70,15 +71,18 @@ def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
 def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[str]:
     """Why the timeline or the frames could not be written, found before any video is read (a
     long run must not fail at its end). Missing folders are created, as for the other commands'
-    outputs; a new --out is created empty here."""
+    outputs. A new --out is opened once to prove it can be written, then removed again."""
     problems = []
     if out is not None:
         if out.is_dir():
             problems.append(f"--out {out} is a folder; name a .jsonl or .csv file")
         else:
+            existed = out.exists()
             try:
                 out.parent.mkdir(parents=True, exist_ok=True)
-                out.open("a", encoding="utf-8").close()  # appends nothing: only proves it can be written
+                out.open("a", encoding="utf-8").close()  # appends nothing
+                if not existed:
+                    out.unlink()
             except OSError as exc:
                 problems.append(f"cannot write --out {out} ({exc})")
     if frames_dir is not None:
@@ -119,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
             check_options(args.rules, settings.context, None)
         except PhotoError as exc:
             problems.append(exc.message)
+    if args.engine == "ray" and importlib.util.find_spec("ray") is None:
+        problems.append("--engine ray needs Ray: pip install 'mahjong-lens[footage]'")
     if not problems:
         problems = _prepare_outputs(args.out, args.frames_dir)
     if problems:
@@ -127,13 +133,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_BAD_ARGS
 
     if args.engine == "ray":
-        import importlib.util
-
         from vision.footage import ClusterUnreachable, run_ray
 
-        if importlib.util.find_spec("ray") is None:
-            print("mjlens footage: --engine ray needs Ray: pip install 'mahjong-lens[footage]'", file=sys.stderr)
-            return EXIT_BAD_ARGS
         try:
             timelines = run_ray(args.videos, settings, args.frames_dir, args.address,
                                 progress=not args.no_progress)
