@@ -33,13 +33,13 @@ def test_crop_keeps_the_tile_centred_and_pads_with_the_border():
 def test_empty_or_outside_boxes_are_classifier_errors(box):
     with pytest.raises(ClassifierError) as err:
         crop_box(np.zeros((40, 40, 3), np.uint8), box, 1.1, INPUT_SIZE)
-    assert err.value.code == "bad-box"
+    assert err.value.code == "bad_box"
 
 
 def test_grey_image_is_refused_clearly():
     with pytest.raises(ClassifierError) as err:
         preprocess(np.zeros((40, 40), np.uint8), [(0, 0, 10, 10)])
-    assert err.value.code == "bad-image"
+    assert err.value.code == "bad_image"
 
 
 def test_top_k_is_sorted_and_probabilities_sum_to_at_most_one():

@@ -93,7 +93,7 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     assert main(["train"]) == 2
     assert capsys.readouterr().err == "error[no_data]: --data is required unless --resume or --ship-from\n"
     missing = tmp_path / "none.pt"
-    assert main(["train", "--ship-from", str(missing)]) == 1
+    assert main(["train", "--ship-from", str(missing)]) == 2
     assert capsys.readouterr().err == f"error[no_checkpoint]: {missing} does not exist\n"
 
     def failing(args):

@@ -94,7 +94,7 @@ def crop_box(rgb: "np.ndarray", box: Sequence[float], scale: float, size: int) -
 
     x1, y1, x2, y2 = (float(v) for v in box)
     if not (x2 > x1 and y2 > y1):
-        raise ClassifierError("bad-box", f"box {tuple(box)} has no area")
+        raise ClassifierError("bad_box", f"box {tuple(box)} has no area")
     cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
     hw, hh = (x2 - x1) * scale / 2, (y2 - y1) * scale / 2
     left, top = int(np.floor(cx - hw)), int(np.floor(cy - hh))
@@ -103,7 +103,7 @@ def crop_box(rgb: "np.ndarray", box: Sequence[float], scale: float, size: int) -
     pad = (max(0, -top), max(0, bottom - h), max(0, -left), max(0, right - w))
     region = rgb[max(0, top):min(h, bottom), max(0, left):min(w, right)]
     if region.size == 0:
-        raise ClassifierError("bad-box", f"box {tuple(box)} lies outside the {w}x{h} image")
+        raise ClassifierError("bad_box", f"box {tuple(box)} lies outside the {w}x{h} image")
     if any(pad):
         region = cv2.copyMakeBorder(region, *pad, cv2.BORDER_REPLICATE)
     shrinking = region.shape[0] > size or region.shape[1] > size
@@ -117,7 +117,7 @@ def preprocess(rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> "np.ndarr
     import numpy as np
 
     if rgb.ndim != 3 or rgb.shape[2] != 3:
-        raise ClassifierError("bad-image", f"expected an HxWx3 RGB image, got shape {rgb.shape}")
+        raise ClassifierError("bad_image", f"expected an HxWx3 RGB image, got shape {rgb.shape}")
     crops = [crop_box(rgb, b, CROP_SCALE, INPUT_SIZE) for b in boxes]
     if not crops:
         return np.zeros((0, 3, INPUT_SIZE, INPUT_SIZE), np.uint8)
@@ -254,7 +254,7 @@ def combine(detector_alternatives: Sequence[tuple[str, float]], probabilities: "
     if mode == "classifier":
         return top_k(probabilities[None])[0]
     if mode != "product":
-        raise ClassifierError("bad-mode", f"unknown combination mode {mode!r}")
+        raise ClassifierError("bad_mode", f"unknown combination mode {mode!r}")
     listed = {code: p for code, p in detector_alternatives if code in CLASSES}
     bound = min(listed.values(), default=1.0)
     detector = np.array([listed.get(c, bound) for c in CLASSES]) + 1e-6

@@ -29,7 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _confidence(text: str) -> float:
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
     if not 0.0 < value < 1.0:  # also refuses nan
         raise argparse.ArgumentTypeError(f"{text} is not a confidence between 0 and 1")
     return value

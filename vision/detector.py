@@ -252,7 +252,7 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     if isinstance(source, (bytearray, memoryview)):
         source = bytes(source)
     if not isinstance(source, (str, Path, bytes)):
-        raise DetectorError("not_an_image", f"cannot read an image from {type(source).__name__}: give a file "
+        raise DetectorError("bad_argument", f"cannot read an image from {type(source).__name__}: give a file "
                                             "path, the file's bytes, a PIL image or an RGB array")
     name = _source_name(source)
     if isinstance(source, bytes):
@@ -265,8 +265,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
             size = path.stat().st_size
         except FileNotFoundError:
             raise DetectorError("file_missing", f"{path}: no such file") from None
-        except OSError as exc:  # a name too long, a component that is a file, no permission
-            raise DetectorError("file_missing", f"{path}: cannot open it ({exc.strerror})") from None
+        except OSError as exc:  # a name too long, a component that is a file, a folder not to be entered
+            raise DetectorError("cannot_read", f"{path}: cannot open it ({exc.strerror})") from None
         if path.is_dir():
             raise DetectorError("not_a_file", f"{path}: is a folder, not an image file")
         if size == 0:
@@ -278,6 +278,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
         raise DetectorError("image_too_large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
     except UnidentifiedImageError as exc:
         raise DetectorError("not_an_image", f"{name}: not an image file Pillow can read") from exc
+    except PermissionError as exc:
+        raise DetectorError("cannot_read", f"{name}: cannot open it ({exc.strerror})") from None
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
 

@@ -266,7 +266,7 @@ def run(args: argparse.Namespace) -> int:
             if args.no_ship:
                 return 0
         if not checkpoint.exists():
-            return _fail("no_checkpoint", f"{checkpoint} does not exist", 1)
+            return _fail("no_checkpoint", f"{checkpoint} does not exist", 2)
         onnx_path, pt_path = ship(checkpoint, args.out, args.imgsz)
     except (FileNotFoundError, ValueError) as exc:
         return _fail("train_failed", str(exc), 1)
