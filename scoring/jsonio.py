@@ -37,6 +37,8 @@ def loads(text: str) -> Any:
     """Parse one JSON document; whatever Python cannot read is ScoringError(bad_json): malformed
     text, and well-formed JSON past Python's limits: nested deeper than the recursion limit (the
     decoder recurses once per [ or {), or a whole number of more than 4300 digits."""
+    if not text.strip():
+        raise ScoringError("bad_json", "an empty line: give one JSON hand per line")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:

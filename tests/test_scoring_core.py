@@ -105,12 +105,13 @@ def test_jsonl_goes_on_after_json_python_cannot_read():
 
     good = json.dumps(BASE)
     bad = ["[" * 100_000, '{"concealed": ' + "[" * 3000 + "]" * 3000 + ', "winning_tile": "5p"}',
-           '{"concealed": ' + "1" * 5000 + "}", "[[["]
+           '{"concealed": ' + "1" * 5000 + "}", "[[[", "  "]
     sink = io.StringIO()
     assert run_jsonl(io.StringIO("\n".join([good, *bad, good]) + "\n"), sink, "mcr", None) == len(bad)
     lines = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert [line["ok"] for line in lines] == [True, *[False] * len(bad), True]
     assert all(line["error"]["code"] == "bad_json" for line in lines[1:-1])
+    assert lines[-2]["error"]["message"] == "an empty line: give one JSON hand per line"
 
 
 @pytest.mark.parametrize("rules", scoring.available_rulesets())

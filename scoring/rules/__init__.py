@@ -98,7 +98,7 @@ class RuleSet:
                 ok = True
             if not ok:
                 raise ScoringError(
-                    "bad_option", f"{self.name} option {key!r} takes {JSON_KINDS[expected]}, got {shown(value)}"
+                    "bad_option", f"{self.name} option {key!r} takes {JSON_KINDS.get(expected, expected.__name__)}, got {shown(value)}"
                 )
         try:
             return self.options_type(**values)
