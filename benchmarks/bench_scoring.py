@@ -38,6 +38,7 @@ sys.path.insert(0, str(REPO))
 
 from tests.handgen import hand_corpus  # noqa: E402
 from tests.oracle import call_arguments  # noqa: E402
+from vision.argtypes import whole  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -112,25 +113,14 @@ def distinct(hands: list[dict]) -> list[dict]:
     return list(seen.values())
 
 
-def _positive(text: str) -> int:
-    """An argparse type: a whole number >= 1 (no hands or no rounds leave nothing to divide by)."""
-    error = argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    try:
-        value = int(text)
-    except ValueError:
-        raise error from None
-    if value < 1:
-        raise error
-    return value
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=_positive, default=2000, help="size of the fresh-hands corpus")
+    # At least 1 of each: no hands or no rounds leave nothing to divide by.
+    parser.add_argument("--hands", type=whole(1), default=2000, help="size of the fresh-hands corpus")
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--distinct-repeated", type=_positive, default=20, help="hands in the repeated case")
-    parser.add_argument("--repeats", type=_positive, default=100, help="times each repeated hand is scored")
-    parser.add_argument("--rounds", type=_positive, default=10, help="alternating timing rounds per case")
+    parser.add_argument("--distinct-repeated", type=whole(1), default=20, help="hands in the repeated case")
+    parser.add_argument("--repeats", type=whole(1), default=100, help="times each repeated hand is scored")
+    parser.add_argument("--rounds", type=whole(1), default=10, help="alternating timing rounds per case")
     args = parser.parse_args(argv)
 
     try:

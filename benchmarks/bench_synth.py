@@ -16,21 +16,14 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "datasets"))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "datasets"))
+
+from scoring.cli import fail  # noqa: E402
+from vision.argtypes import whole  # noqa: E402
 
 TARGET_PER_S = 5.0
-
-
-def _positive(text: str) -> int:
-    """An argparse type: a whole number >= 1 (a rate over no images divides by zero)."""
-    error = argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    try:
-        value = int(text)
-    except ValueError:
-        raise error from None
-    if value < 1:
-        raise error
-    return value
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,13 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     from mjsynth.cli import MAX_IMGSZ, MIN_IMGSZ
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=_positive, default=40, help="images per layout")
-    parser.add_argument("--imgsz", type=int, default=640, help=f"{MIN_IMGSZ} to {MAX_IMGSZ} px")
+    parser.add_argument("--count", type=whole(1), default=40,  # a rate over no images divides by zero
+                        help="images per layout")
+    parser.add_argument("--imgsz", type=whole(MIN_IMGSZ, MAX_IMGSZ), default=640, help=f"{MIN_IMGSZ} to {MAX_IMGSZ} px")
     parser.add_argument("--source", default="fluffystuff", choices=SOURCES, metavar="SOURCE",
                         help=f"art source: {', '.join(SOURCES)}")
     args = parser.parse_args(argv)
-    if not MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ:
-        parser.error(f"argument --imgsz: must be {MIN_IMGSZ} to {MAX_IMGSZ}")
     import cv2
 
     from mjsynth.dataset import LAYOUT_WEIGHTS, image_size
@@ -53,8 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         atlas = load_atlas(args.source)
     except ArtError as e:  # a Debian source not fetched yet
-        print(f"error[{e.code}]: {e}", file=sys.stderr)
-        return 2
+        return fail(parser.prog, e.code, str(e))
     rates = {}
     for kind in LAYOUT_WEIGHTS:
         render_s = encode_s = 0.0

@@ -18,6 +18,9 @@ from pathlib import Path
 
 from mjsynth import art
 
+# After mjsynth, which puts the repository on sys.path.
+from scoring.cli import fail
+
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -35,9 +38,8 @@ def main(argv: list[str] | None = None) -> int:
     sources = [s.strip() for s in args.sources.split(",") if s.strip()]
     unknown = [s for s in sources if s not in art.SOURCES]
     if unknown:
-        print(f"error[unknown_source]: {', '.join(unknown)}; known: {', '.join(art.SOURCES)}",
-              file=sys.stderr)
-        return 2
+        return fail(parser.prog, "unknown_source",
+                    f"unknown source {', '.join(unknown)}; known: {', '.join(art.SOURCES)}")
     if not args.skip_download and any(s not in art.LOCAL_SOURCES for s in sources):
         try:
             art.fetch_debian(args.cache)

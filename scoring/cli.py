@@ -18,6 +18,7 @@ from .result import Result
 from .rules import available_rulesets, get_ruleset
 
 HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
+PROG = "mjlens score"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -134,6 +135,14 @@ def closed_pipe() -> int:
 CLOSED_PIPE = 141
 
 
+def fail(prog: str, code: str, message: str, status: int = 2) -> int:
+    """Report a command's error on stderr as every command does, `<prog>: <message> [<code>]`,
+    and return its exit status. Here, not in vision, because scoring imports no other package and
+    every command (the scene generator too) can import it."""
+    print(f"{prog}: {message} [{code}]", file=sys.stderr)
+    return status
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         options = _options(args.option)
@@ -156,9 +165,8 @@ def _run(args: argparse.Namespace) -> int:
     except ScoringError as e:
         if args.json:
             print(json.dumps(e.to_json(), ensure_ascii=False))
-        else:
-            print(f"error [{e.code}]: {e.message}", file=sys.stderr)
-        return 2
+            return 2
+        return fail(PROG, e.code, e.message)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:

@@ -818,7 +818,7 @@ def test_detect_command_refuses_bad_options_with_exit_2(tmp_path, capsys, argv):
     except SystemExit as exc:  # argparse refuses the value
         code = exc.code
     err = capsys.readouterr().err
-    assert code == 2 and "Traceback" not in err and ("out.txt" in err or "between 0 and 1" in err)
+    assert code == 2 and "Traceback" not in err and ("out.txt" in err or "is not a number above 0 and below 1" in err)
 
 
 def test_detect_command_refuses_a_file_that_is_no_image(tmp_path, capsys):

@@ -139,7 +139,10 @@ def test_cli_rejects_bad_arguments_clearly(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(tmp_path / "missing.mp4"),
                            "--every", "0"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
-    assert "no such video file" in proc.stderr and "positive" in proc.stderr
+    assert proc.stderr.splitlines() == [
+        f"mjlens footage: no such video file: {tmp_path / 'missing.mp4'} [file_missing]",
+        "mjlens footage: --every must be a positive number of seconds, at least 0.001 [bad_argument]",
+    ]
 
 
 def test_cli_rejects_a_bad_wind_before_reading_any_video(tmp_path):
@@ -148,6 +151,7 @@ def test_cli_rejects_a_bad_wind_before_reading_any_video(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", str(video), "--seat", "X"],
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "seat_wind" in proc.stderr and "Traceback" not in proc.stderr
+    assert proc.stderr.startswith("mjlens footage: ") and proc.stderr.endswith(" [bad_wind]\n")
 
 
 def test_a_misreading_of_the_hand_still_on_the_table_is_no_second_event():
@@ -219,6 +223,7 @@ def test_cli_refuses_outputs_it_cannot_write_before_reading_any_video(tmp_path, 
     proc = footage(bad, option, tmp_path / target)
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("mjlens footage: " + message.format(tmp_path / target))
+    assert proc.stderr.endswith(" [bad_output_path]\n")
     assert "cannot be opened" not in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -265,7 +270,7 @@ def test_duration_is_the_video_read_not_the_last_sample_time(tmp_path, monkeypat
     write_video(video, seconds=4)
     decoded = Decoded()
     assert [t for t, _, _ in iter_frames(video, 0.5, [], decoded)][-1] == 3.5
-    assert decoded.seconds == pytest.approx(4.0)
+    assert (decoded.seconds, decoded.samples) == (pytest.approx(4.0), 8)
     monkeypatch.setattr(vision.footage, "read_frame", lambda frame, settings, time: Reading(time, None, None, 0.0))
     timeline = vision.footage.process_video(video, FootageSettings(every=0.5), progress=False)
     assert (timeline.samples, timeline.duration, timeline.error) == (8, pytest.approx(4.0), None)

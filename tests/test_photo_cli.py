@@ -226,3 +226,19 @@ def test_demo_scores_the_sample(tmp_path, capsys):
 def test_sample_files_are_shipped():
     assert SAMPLE_IMAGE.stat().st_size < 200_000
     assert Path(SAMPLE_FACTS).is_file()
+
+
+@pytest.mark.parametrize("argv, code", [
+    (["score", "12m +3m"], "wrong_tile_count"),
+    (["photo", "{tmp}/none.jpg"], "file_missing"),
+    (["detect", "{tmp}/none.jpg", "--annotate", "{tmp}/out.txt"], "bad_output_path"),
+    (["footage", "{tmp}/none.mp4"], "file_missing"),
+    (["serve", "--host", "192.0.2.1", "--port", "1"], "cannot_listen"),  # TEST-NET-1: no interface here
+    (["synth", "--out", "{tmp}/ds", "--count", "0"], "bad_argument"),
+    (["train"], "no_data"),
+])
+def test_every_command_reports_an_error_as_one_line_with_its_code(tmp_path, capsys, argv, code):
+    command = argv[0]
+    assert main([a.format(tmp=tmp_path) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mjlens {command}: ") and err.endswith(f" [{code}]\n") and err.count("\n") == 1

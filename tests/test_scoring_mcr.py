@@ -217,7 +217,8 @@ def test_score_command_table_and_json():
     assert json.loads(proc.stdout)["total"] == 48
     proc = subprocess.run([sys.executable, "-m", "scoring", "12m +3m"], capture_output=True, text=True,
                           cwd=REPO, timeout=60)
-    assert proc.returncode == 2 and "wrong_tile_count" in proc.stderr
+    assert proc.returncode == 2 and proc.stderr.startswith("mjlens score: ")
+    assert proc.stderr.endswith(" [wrong_tile_count]\n") and proc.stderr.count("\n") == 1
 
 
 def test_repeated_json_hands_give_independent_results():

@@ -238,13 +238,33 @@ def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(timeout):
     assert proc.returncode == 2 and "--timeout" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.parametrize("option, value, allowed", [
+    ("--port", "0", "a whole number from 1 to 65535"),
+    ("--port", "65536", "a whole number from 1 to 65535"),
+    ("--workers", "0", "a whole number >= 1"),
+    ("--max-upload-mb", "-1", "a whole number >= 1"),
+    ("--timeout", "-5", "a finite number above 0"),
+])
+def test_serve_refuses_numbers_out_of_range_while_parsing(capsys, option, value, allowed):
+    import argparse
+
+    from vision.serve_cli import add_arguments
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    with pytest.raises(SystemExit) as e:
+        parser.parse_args([option, value])
+    assert e.value.code == 2 and f"argument {option}: '{value}' is not {allowed}\n" in capsys.readouterr().err
+
+
 def test_serve_on_a_taken_port_or_foreign_address_says_so_and_exits_2():
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = str(taken.getsockname()[1])
         for host in ("127.0.0.1", "192.0.2.1"):  # in use; an address (TEST-NET-1) of no interface here
             proc = serve("--host", host, "--port", port)
             assert proc.returncode == 2, proc.stderr
-            assert f"mjlens serve: cannot listen on {host}:{port}" in proc.stderr
+            assert proc.stderr.startswith(f"mjlens serve: cannot listen on {host}:{port}: ")
+            assert proc.stderr.endswith(" [cannot_listen]\n")
             assert "open http" not in proc.stderr and "Traceback" not in proc.stderr
 
 

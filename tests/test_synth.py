@@ -275,7 +275,8 @@ def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, co
 
     base = ["--out", str(tmp_path / "ds"), "--count", "2", "--cache", str(cache)]
     assert main(base + argv) == 2
-    assert f"error[{code}]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert err.startswith("mjlens synth: ") and err.endswith(f" [{code}]\n")
     assert not (tmp_path / "ds").exists()  # nothing half-written
 
 
@@ -315,7 +316,8 @@ def test_cli_refuses_an_out_or_cache_that_cannot_be_a_folder(tmp_path, cache, ca
             "--sources", "fluffystuff", "--imgsz", "64"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error[bad_folder]: {option} {tmp_path / where} ") and err.count("\n") == 1
+    assert err.startswith(f"mjlens synth: {option} {tmp_path / where} ") and err.count("\n") == 1
+    assert err.endswith(" [bad_folder]\n")
     assert (tmp_path / "afile").read_text() == "kept" and not (tmp_path / "ds").exists()
 
 
@@ -334,12 +336,13 @@ def test_resume_refuses_a_folder_rendered_with_other_arguments(tmp_path, cache, 
     capsys.readouterr()
     assert main(_synth_argv(out, cache, *other)) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error[resume_mismatch]: --out {out} was rendered with other arguments: ")
+    assert err.startswith(f"mjlens synth: --out {out} was rendered with other arguments: ")
+    assert err.endswith(" [resume_mismatch]\n")
     assert "--imgsz 96 (now 64)" in err and "--val-fraction 0.1 (now 0.5)" in err
     assert "--layouts hand,table,closeup (now hand)" in err and "--seed" not in err
     assert _digest(out) == before and json.loads((out / "synth.json").read_text())["config"]["imgsz"] == 96
     assert main(_synth_argv(out, cache, "--count", "3", "--imgsz", "64")) == 2  # nor without --resume
-    assert capsys.readouterr().err.startswith("error[out_not_empty]: ") and _digest(out) == before
+    assert capsys.readouterr().err.endswith(" [out_not_empty]\n") and _digest(out) == before
     # the same arguments and a larger count extend the dataset, keeping what is there
     assert main(_synth_argv(out, cache, "--count", "3", "--resume")) == 0
     after = _digest(out)
@@ -366,19 +369,22 @@ def test_resume_checks_an_interrupted_run_against_its_arguments(tmp_path, cache,
     capsys.readouterr()
     assert main(_synth_argv(out, cache, "--count", "2", "--resume", "--seed", "8")) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error[resume_mismatch]: ") and "--seed 7 (now 8)" in err
+    assert err.endswith(" [resume_mismatch]\n") and "--seed 7 (now 8)" in err
     (out / "synth.json").unlink()  # e.g. rendered before synth.json was written first
     assert main(_synth_argv(out, cache, "--count", "2", "--resume")) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"error[resume_mismatch]: --out {out} has images but no readable synth.json")
+    assert err.startswith(f"mjlens synth: --out {out} has images but no readable synth.json")
+    assert err.endswith(" [resume_mismatch]\n")
     assert main(_synth_argv(out, cache, "--count", "2")) == 2  # nor is it rendered over without --resume
-    assert capsys.readouterr().err.startswith(f"error[out_not_empty]: --out {out} already holds a rendered dataset")
+    err = capsys.readouterr().err
+    assert err.startswith(f"mjlens synth: --out {out} already holds a rendered dataset")
+    assert err.endswith(" [out_not_empty]\n")
 
 
 @pytest.mark.parametrize("argv, message", [
     (["--count", "0"], "argument --count: '0' is not a whole number >= 1"),
     (["--source", "nope"], "argument --source: invalid choice: 'nope'"),
-    (["--imgsz", "10"], "argument --imgsz: must be 64 to 4096"),
+    (["--imgsz", "10"], "argument --imgsz: '10' is not a whole number from 64 to 4096"),
 ])
 def test_bench_synth_refuses_bad_arguments(capsys, argv, message):
     sys.path.insert(0, str(DATASETS.parent / "benchmarks"))
@@ -398,7 +404,8 @@ def test_bench_synth_says_when_an_atlas_is_missing(capsys, monkeypatch):
 
     monkeypatch.setattr(art, "load_atlas", missing)
     assert main(["--source", "gnome-smooth", "--count", "1"]) == 2
-    assert capsys.readouterr().err == "error[atlas_missing]: no atlas for 'gnome-smooth'\n"
+    err = capsys.readouterr().err  # the prog is argparse's, the script's name as it was run
+    assert err.endswith(": no atlas for 'gnome-smooth' [atlas_missing]\n") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize("option", ["--hands", "--rounds", "--repeats", "--distinct-repeated"])

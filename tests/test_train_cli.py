@@ -83,7 +83,7 @@ def test_a_data_file_ultralytics_cannot_read_is_refused_before_training(tmp_path
     monkeypatch.setattr(train_cli, "train", no_training)
     data, why = _data_files(tmp_path)[case]
     assert main(["train", "--data", str(data), "--project", str(tmp_path / "runs"), "--no-ship"]) == 2
-    assert capsys.readouterr().err == f"error[bad_data]: --data {data} {why}\n"
+    assert capsys.readouterr().err == f"mjlens train: --data {data} {why} [bad_data]\n"
     assert not (tmp_path / "runs").exists()
 
 
@@ -91,17 +91,17 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     from vision.cli import main
 
     assert main(["train"]) == 2
-    assert capsys.readouterr().err == "error[no_data]: --data is required unless --resume or --ship-from\n"
+    assert capsys.readouterr().err == "mjlens train: --data is required unless --resume or --ship-from [no_data]\n"
     missing = tmp_path / "none.pt"
     assert main(["train", "--ship-from", str(missing)]) == 2
-    assert capsys.readouterr().err == f"error[no_checkpoint]: {missing} does not exist\n"
+    assert capsys.readouterr().err == f"mjlens train: {missing} does not exist [no_checkpoint]\n"
 
     def failing(args):
         raise FileNotFoundError("no train images left")
 
     monkeypatch.setattr(train_cli, "train", failing)
     assert main(["train", "--resume", "--project", str(tmp_path)]) == 1
-    assert capsys.readouterr().err == "error[train_failed]: no train images left\n"
+    assert capsys.readouterr().err == "mjlens train: no train images left [train_failed]\n"
 
 
 @pytest.mark.parametrize("option, value, message", [
@@ -111,8 +111,9 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     ("--hours", "-1", "'-1' is not a finite number above 0"),
     ("--hours", "nan", "'nan' is not a finite number above 0"),
     ("--imgsz", "0", "'0' is not a whole number >= 32"),
-    ("--fraction", "0", "'0' is not a finite number above 0 and at most 1"),
-    ("--fraction", "1.5", "'1.5' is not a finite number above 0 and at most 1"),
+    ("--fraction", "0", "'0' is not a number above 0 and at most 1"),
+    ("--fraction", "1.5", "'1.5' is not a number above 0 and at most 1"),
+    ("--fraction", "nan", "'nan' is not a number above 0 and at most 1"),
     ("--lr0", "0", "'0' is not a finite number above 0"),
     ("--workers", "-1", "'-1' is not a whole number >= 0"),
     ("--val-images", "-1", "'-1' is not a whole number >= 0"),

@@ -7,11 +7,14 @@ import json
 import sys
 from pathlib import Path
 
+from scoring.cli import fail
 from vision.annotate import label_top, output_problem
+from vision.argtypes import number
 from vision.detections import Detection
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
 
 HELP = "detect tiles in a photo: codes, boxes, confidences (optionally an annotated image)"
+PROG = "mjlens detect"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,23 +22,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print detections as JSON")
     parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="write the image with boxes drawn")
     parser.add_argument("--model", type=Path, help="ONNX weights (default: the shipped models/mjlens-tiles.onnx)")
-    parser.add_argument("--conf", type=_confidence, default=None,
+    parser.add_argument("--conf", type=number(0, 1), default=None,
                         help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
                              f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
     parser.add_argument("--hand-photo", action="store_true",
                         help="the photo shows one player's hand: read its tiles as `mjlens photo` does "
                              "(upright or upside down, but the sideways claimed tiles), as a photo of a "
                              "few large tiles is read without it")
-
-
-def _confidence(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 < value < 1.0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"{text} is not a confidence between 0 and 1")
-    return value
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
@@ -78,9 +71,8 @@ def run(args: argparse.Namespace) -> int:
     except DetectorError as exc:
         if args.json:
             print(json.dumps({"ok": False, "error": {"code": exc.code, "message": str(exc)}}, ensure_ascii=False))
-        else:
-            print(f"mjlens detect: {exc} [{exc.code}]", file=sys.stderr)
-        return 2
+            return 2
+        return fail(PROG, exc.code, str(exc))
     if args.json:
         print(json.dumps([
             {"code": d.code, "confidence": round(d.confidence, 4), "box": [round(v, 1) for v in d.box],

@@ -146,6 +146,7 @@ class Decoded:
     """How much of a video `iter_frames` has read so far."""
 
     seconds: float = 0.0  # frames read / frame rate: a 4 s video is 4.0 s, not its last frame's time
+    samples: int = 0  # frames yielded
 
 
 def iter_frames(path: str | Path, every: float, errors: list[dict],
@@ -186,6 +187,8 @@ def iter_frames(path: str | Path, every: float, errors: list[dict],
                 errors.append({"code": "corrupt_frame",
                                "message": f"{path}: frame {index} at {time:.2f} s cannot be decoded"})
                 return
+            if decoded is not None:
+                decoded.samples += 1
             yield time, index, frame
             next_time += every
         if index < 0:
@@ -295,7 +298,6 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
     errors: list[dict] = []
     duration = video_duration(path)
     total = math.ceil(duration / settings.every - 1e-9) if duration else None  # samples at k * every < duration
-    counted = {"samples": 0}
     decoded = Decoded()
     bar = tqdm(total=total, desc=Path(video).name, unit="sample", disable=not progress, leave=True)
 
@@ -303,7 +305,6 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
         from vision.photo_errors import PhotoError
 
         for time, _index, frame in iter_frames(path, settings.every, errors, decoded):
-            counted["samples"] += 1
             bar.update(1)
             try:
                 yield read_frame(frame, settings, time)
@@ -316,7 +317,7 @@ def process_video(path: str | Path, settings: FootageSettings, frames_dir: str |
                                       Path(frames_dir) if frames_dir is not None else None)
     finally:
         bar.close()
-    return VideoTimeline(video=video, duration=decoded.seconds, samples=counted["samples"],
+    return VideoTimeline(video=video, duration=decoded.seconds, samples=decoded.samples,
                          events=tuple(events), error=errors[0] if errors else None)
 
 

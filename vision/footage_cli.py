@@ -9,9 +9,11 @@ import json
 import sys
 from pathlib import Path
 
+from scoring.cli import fail
 from vision.footage import FootageSettings, VideoTimeline
 
 HELP = "find the winning hands shown in match videos and write a timeline (JSONL or CSV)"
+PROG = "mjlens footage"
 
 EXIT_OK = 0
 EXIT_BAD_ARGS = 2
@@ -68,14 +70,15 @@ def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
         out.write_text(lines, encoding="utf-8")
 
 
-def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[str]:
-    """Why the timeline or the frames could not be written, found before any video is read (a
-    long run must not fail at its end). Missing folders are created, as for the other commands'
-    outputs. A new --out is opened once to prove it can be written, then removed again."""
+def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[tuple[str, str]]:
+    """Why the timeline or the frames could not be written, as (code, message), found before any
+    video is read (a long run must not fail at its end). Missing folders are created, as for the
+    other commands' outputs. A new --out is opened once to prove it can be written, then removed
+    again."""
     problems = []
     if out is not None:
         if out.is_dir():
-            problems.append(f"--out {out} is a folder; name a .jsonl or .csv file")
+            problems.append(("bad_output_path", f"--out {out} is a folder; name a .jsonl or .csv file"))
         else:
             existed = out.exists()
             try:
@@ -84,15 +87,15 @@ def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[str]:
                 if not existed:
                     out.unlink()
             except OSError as exc:
-                problems.append(f"cannot write --out {out} ({exc})")
+                problems.append(("bad_output_path", f"cannot write --out {out} ({exc})"))
     if frames_dir is not None:
         if frames_dir.exists() and not frames_dir.is_dir():
-            problems.append(f"--frames-dir {frames_dir} is a file; name a folder")
+            problems.append(("bad_output_path", f"--frames-dir {frames_dir} is a file; name a folder"))
         else:
             try:
                 frames_dir.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
-                problems.append(f"cannot create --frames-dir {frames_dir} ({exc})")
+                problems.append(("bad_output_path", f"cannot create --frames-dir {frames_dir} ({exc})"))
     return problems
 
 
@@ -101,20 +104,22 @@ def run(args: argparse.Namespace) -> int:
 
     folders = [str(v) for v in args.videos if v.is_dir()]
     missing = [str(v) for v in args.videos if not v.is_file() and not v.is_dir()]
-    problems = [f"is a folder, not a video file: {', '.join(folders)}"] if folders else []
+    # Every problem is (code, message), all reported at once, so one run shows what to fix.
+    problems = [("not_a_file", f"is a folder, not a video file: {', '.join(folders)}")] if folders else []
     if missing:
-        problems.append(f"no such video file: {', '.join(missing)}")
+        problems.append(("file_missing", f"no such video file: {', '.join(missing)}"))
     if args.rules not in available_rulesets():
-        problems.append(f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}")
+        problems.append(("unknown_rules",
+                         f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}"))
     if args.out is not None and args.out.suffix.lower() not in (".jsonl", ".csv"):
-        problems.append("--out must end in .jsonl or .csv")
+        problems.append(("bad_output_path", "--out must end in .jsonl or .csv"))
     if args.address and args.engine != "ray":
-        problems.append("--address only applies with --engine ray")
+        problems.append(("bad_argument", "--address only applies with --engine ray"))
     try:
         settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable,
                                    context={"seat_wind": args.seat, "round_wind": args.round_wind})
     except ValueError as exc:
-        problems.append(str(exc))
+        problems.append(("bad_argument", str(exc)))
     if not problems:
         from vision.photo_errors import PhotoError
         from vision.pipeline import check_options
@@ -122,14 +127,14 @@ def run(args: argparse.Namespace) -> int:
         try:
             check_options(args.rules, settings.context, None)
         except PhotoError as exc:
-            problems.append(exc.message)
+            problems.append((exc.code, exc.message))
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:
-        problems.append("--engine ray needs Ray: pip install 'mahjong-lens[footage]'")
+        problems.append(("ray_missing", "--engine ray needs Ray: pip install 'mahjong-lens[footage]'"))
     if not problems:
         problems = _prepare_outputs(args.out, args.frames_dir)
+    for code, message in problems:
+        fail(PROG, code, message)
     if problems:
-        for p in problems:
-            print(f"mjlens footage: {p}", file=sys.stderr)
         return EXIT_BAD_ARGS
 
     if args.engine == "ray":
@@ -139,8 +144,7 @@ def run(args: argparse.Namespace) -> int:
             timelines = run_ray(args.videos, settings, args.frames_dir, args.address,
                                 progress=not args.no_progress)
         except ClusterUnreachable as exc:
-            print(f"mjlens footage: {exc}", file=sys.stderr)
-            return EXIT_BAD_ARGS
+            return fail(PROG, "cluster_unreachable", str(exc), EXIT_BAD_ARGS)
     else:
         from vision.footage import run_local
 

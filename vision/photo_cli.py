@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
+from scoring.cli import fail
 from scoring.result import NOT_WINNING
 from vision.photo_errors import PhotoError
 
 HELP = "read the winning hand in a photo and score it (exit 0 scored, 2 bad input, 3 no tiles, 4 no winning hand)"
+PROG = "mjlens photo"
 WINDS = ("E", "S", "W", "N")
 
 
@@ -91,9 +92,8 @@ def run_on(image, args: argparse.Namespace) -> int:
     except PhotoError as exc:
         if args.json:
             print(json.dumps(PhotoResult(error=exc).to_json(), ensure_ascii=False, indent=1))
-        else:
-            print(f"mjlens photo: {exc.message} [{exc.code}]", file=sys.stderr)
-        return exc.exit_code
+            return exc.exit_code
+        return fail(PROG, exc.code, exc.message, exc.exit_code)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:

@@ -4,20 +4,23 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import socket
 import sys
 
+from scoring.cli import fail
+from vision.argtypes import number, whole
+
 HELP = "serve the refereeing web page and JSON API (photo -> score) over HTTP"
+PROG = "mjlens serve"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="interface to listen on (default 127.0.0.1; use 0.0.0.0 to reach it from a phone)")
-    parser.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
-    parser.add_argument("--workers", type=int, default=2, help="recognition threads (default 2)")
-    parser.add_argument("--max-upload-mb", type=int, default=20, help="largest accepted upload (default 20 MB)")
-    parser.add_argument("--timeout", type=float, default=60.0,
+    parser.add_argument("--port", type=whole(1, 65535), default=8000, help="TCP port (default 8000)")
+    parser.add_argument("--workers", type=whole(1), default=2, help="recognition threads (default 2)")
+    parser.add_argument("--max-upload-mb", type=whole(1), default=20, help="largest accepted upload (default 20 MB)")
+    parser.add_argument("--timeout", type=number(0), default=60.0,
                         help="seconds a request may wait and run before it is answered 408 (default 60)")
 
 
@@ -44,13 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
         from vision.server import ServerSettings, create_app
     except ImportError as exc:
-        print(f"mjlens serve needs the web extra: pip install 'mahjong-lens[web]' ({exc})", file=sys.stderr)
-        return 2
-    if (not 0 < args.port < 65536 or args.workers < 1 or args.max_upload_mb < 1
-            or not (math.isfinite(args.timeout) and args.timeout > 0)):
-        print("mjlens serve: --port must be 1-65535, --workers/--max-upload-mb >= 1, "
-              "--timeout a positive number of seconds", file=sys.stderr)
-        return 2
+        return fail(PROG, "web_extra_missing",
+                    f"the web extra is not installed: pip install 'mahjong-lens[web]' ({exc})")
     settings = ServerSettings(
         max_upload_bytes=args.max_upload_mb * 1024 * 1024,
         request_timeout_s=args.timeout,
@@ -59,8 +57,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sock = _listen(args.host, args.port)
     except OSError as exc:  # port taken, address not on this machine, unknown host name
-        print(f"mjlens serve: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
-        return 2
+        return fail(PROG, "cannot_listen", f"cannot listen on {args.host}:{args.port}: {exc}")
     where = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL
     print(f"mjlens: open http://{where}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))

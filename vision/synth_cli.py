@@ -8,10 +8,11 @@ import importlib
 import sys
 from pathlib import Path
 
+from scoring.cli import fail
+
 HELP = "render a synthetic YOLO dataset of mahjong tiles (source checkout only)"
+PROG = "mjlens synth"
 _DATASETS = Path(__file__).resolve().parents[1] / "datasets"
-_UNAVAILABLE = ("error[synth_unavailable]: the scene generator is in the repository's "
-                "datasets/ folder; run `mjlens synth` from a source checkout")
 
 
 def _generator():
@@ -26,8 +27,8 @@ def _generator():
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     generator = _generator()
     if generator is None:  # only called when `synth` was chosen: stop before parsing
-        print(_UNAVAILABLE, file=sys.stderr)
-        raise SystemExit(2)
+        raise SystemExit(fail(PROG, "synth_unavailable", "the scene generator is in the repository's "
+                              "datasets/ folder; run `mjlens synth` from a source checkout"))
     generator.add_arguments(parser)
 
 

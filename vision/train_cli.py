@@ -9,14 +9,16 @@ run still in progress) to models/, so the best weights so far can always be ship
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shutil
-import sys
 import tempfile
 from pathlib import Path
 
+from scoring.cli import fail
+from vision.argtypes import number, whole
+
 HELP = "train the tile detector (ultralytics) and export it to models/"
+PROG = "mjlens train"
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_ONNX = REPO / "models" / "mjlens-tiles.onnx"
@@ -24,50 +26,22 @@ MODEL_YAML = "yolo11n.yaml"  # ships inside ultralytics; nothing is downloaded
 MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 
 
-def _whole(minimum: int):
-    """An argparse type: a whole number >= minimum, refused at once rather than by ultralytics."""
-    def parse(text: str) -> int:
-        error = argparse.ArgumentTypeError(f"{text!r} is not a whole number >= {minimum}")
-        try:
-            value = int(text)
-        except ValueError:
-            raise error from None
-        if value < minimum:
-            raise error
-        return value
-    return parse
-
-
-def _above_zero(most: float = math.inf):
-    """An argparse type: a finite number above 0 and at most `most`."""
-    def parse(text: str) -> float:
-        error = argparse.ArgumentTypeError(
-            f"{text!r} is not a finite number above 0" + (f" and at most {most:g}" if most < math.inf else ""))
-        try:
-            value = float(text)
-        except ValueError:
-            raise error from None
-        if not (0 < value <= most and math.isfinite(value)):  # nan fails the comparison
-            raise error
-        return value
-    return parse
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Bad numbers are refused here rather than by ultralytics, after it has loaded.
     parser.add_argument("--data", type=Path, help="YOLO dataset YAML (names = vision.detections.CLASS_NAMES)")
     parser.add_argument("--init", default="scratch",
                         help="'scratch' (random weights from the model YAML) or a .pt checkpoint, "
                              "e.g. one made by `python -m datasets.init_from_peer`")
-    parser.add_argument("--epochs", type=_whole(1), default=10)
-    parser.add_argument("--hours", type=_above_zero(),
+    parser.add_argument("--epochs", type=whole(1), default=10)
+    parser.add_argument("--hours", type=number(0),
                         help="train for this long instead (ultralytics fits the epochs and schedule to it)")
-    parser.add_argument("--imgsz", type=_whole(32), help="training/export image size (default 640; "
+    parser.add_argument("--imgsz", type=whole(32), help="training/export image size (default 640; "
                         "when shipping, the checkpoint's training size)")
     parser.add_argument("--batch", type=int, default=8)
-    parser.add_argument("--lr0", type=_above_zero(),
+    parser.add_argument("--lr0", type=number(0),
                         help="AdamW learning rate (default: ultralytics' automatic choice, "
                              "which is very low for few-epoch fine-tuning)")
-    parser.add_argument("--workers", type=_whole(0), default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--workers", type=whole(0), default=min(2, os.cpu_count() or 1))
     parser.add_argument("--device", default="cpu", help="'cpu' or a CUDA device index such as 0")
     parser.add_argument("--cache", choices=["ram", "disk"],
                         help="keep decoded training images in RAM (or .npy files): a GPU run is "
@@ -75,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-val", action="store_true",
                         help="validate only after the last epoch (a short GPU run spends "
                              "much of its time validating otherwise)")
-    parser.add_argument("--fraction", type=_above_zero(1.0), default=1.0,
+    parser.add_argument("--fraction", type=number(0, 1, high_allowed=True), default=1.0,
                         help="use this fraction of the training images")
-    parser.add_argument("--val-images", type=_whole(0), default=0,
+    parser.add_argument("--val-images", type=whole(0), default=0,
                         help="validate each epoch on only the first N val images (0 = all)")
     parser.add_argument("--holdout-source", metavar="ART_SOURCE",
                         help="leave out images rendered from this art source (read from the "
@@ -245,11 +219,6 @@ def _data_problem(data: Path) -> str | None:
     return None
 
 
-def _fail(code: str, message: str, status: int) -> int:
-    print(f"error[{code}]: {message}", file=sys.stderr)
-    return status
-
-
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
     try:
@@ -258,17 +227,17 @@ def run(args: argparse.Namespace) -> int:
         else:
             if not args.resume:
                 if not args.data:
-                    return _fail("no_data", "--data is required unless --resume or --ship-from", 2)
+                    return fail(PROG, "no_data", "--data is required unless --resume or --ship-from")
                 problem = _data_problem(args.data)
                 if problem:
-                    return _fail("bad_data", problem, 2)
+                    return fail(PROG, "bad_data", problem)
             checkpoint = train(args)
             if args.no_ship:
                 return 0
         if not checkpoint.exists():
-            return _fail("no_checkpoint", f"{checkpoint} does not exist", 2)
+            return fail(PROG, "no_checkpoint", f"{checkpoint} does not exist")
         onnx_path, pt_path = ship(checkpoint, args.out, args.imgsz)
     except (FileNotFoundError, ValueError) as exc:
-        return _fail("train_failed", str(exc), 1)
+        return fail(PROG, "train_failed", str(exc), 1)
     print(f"shipped {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) and {pt_path}")
     return 0

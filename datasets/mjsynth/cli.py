@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from .art import CACHE_DIR, SOURCES, ArtError
 from .dataset import LAYOUT_WEIGHTS, SynthConfig, generate
 
+# After this package's modules, which put the repository on sys.path for `python datasets/synth.py`.
+from scoring.cli import fail
+
 HELP = "render a synthetic YOLO dataset of mahjong tiles (training-time tool)"
+PROG = "mjlens synth"  # `python datasets/synth.py` too: it is the same command
 MIN_IMGSZ, MAX_IMGSZ = 64, 4096  # one 4096 px image takes ~2 GB to render; memory grows with its square
 
 
@@ -38,26 +41,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "sources and holdout-source were the same (read from its synth.json)")
 
 
-def _fail(code: str, message: str) -> int:
-    print(f"error[{code}]: {message}", file=sys.stderr)
-    return 2
-
-
 def run(args: argparse.Namespace) -> int:
     bad = [k for k in args.layouts if k not in LAYOUT_WEIGHTS]
     if bad or not args.layouts:
-        return _fail("bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
+        return fail(PROG, "bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
     if (args.count < 1 or not MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ or args.workers < 1 or args.seed < 0
             or not 0 <= args.val_fraction <= 1):
-        return _fail("bad_argument", f"need --count >= 1, {MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}, "
-                     "--workers >= 1, --seed >= 0, 0 <= --val-fraction <= 1 (1: a test set, all validation)")
+        return fail(PROG, "bad_argument", f"need --count >= 1, {MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}, "
+                    "--workers >= 1, --seed >= 0, 0 <= --val-fraction <= 1 (1: a test set, all validation)")
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
                          args.resume)
     try:
         summary = generate(config)
     except ArtError as e:
-        return _fail(e.code, str(e))
+        return fail(PROG, e.code, str(e))
     print(f"{summary['images']} images, {summary['labels']} labels from "
           f"{', '.join(summary['sources'])} -> {args.out}")
     return 0
