@@ -270,6 +270,12 @@ def test_bytes_like_sources_and_float_pil_images_read_as_their_pixels():
     assert load_image(Image.fromarray(grey))[0].max() == rgb[:, :, 0].max()
 
 
+def test_a_missing_model_given_by_path_is_named_without_a_training_hint(tmp_path):
+    with pytest.raises(DetectorError) as info:
+        Detector(tmp_path / "nope.onnx").detect(NOISE_PNG)
+    assert info.value.code == "model_missing" and str(info.value) == f"{tmp_path / 'nope.onnx'}: no such model file"
+
+
 def test_a_folder_is_not_taken_for_a_missing_file(tmp_path):
     with pytest.raises(DetectorError) as info:
         load_image(tmp_path)

@@ -186,6 +186,17 @@ def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
 
 
 @needs_trained_model
+def test_the_discarder_pays_and_is_named(capsys):
+    args = json.loads(SAMPLE_FACTS.read_text())["photo_args"]  # a discard win of seat S
+    _, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args)
+    assert "payments: E -38  S +54  W -8  N -8  (discard from E)" in out  # the seat before S by default
+    _, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args, "--discarder", "N")
+    assert "payments: E -8  S +54  W -8  N -38  (discard from N)" in out and "from=N" in out
+    exit_code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), *args, "--discarder", "S")
+    assert exit_code == 2 and "[contradictory_flags]" in err
+
+
+@needs_trained_model
 @pytest.mark.parametrize("rules", ["mcr", "sihai"])  # the sample scores under both
 def test_the_printed_rescore_command_scores_the_hand_as_read(capsys, rules):
     """The line a person edits to correct a misread tile scores, unedited, what the photo scored."""

@@ -26,9 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
                              f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
     parser.add_argument("--hand-photo", action="store_true",
-                        help="the photo shows one player's hand: read its tiles as `mjlens photo` does "
-                             "(upright or upside down, but the sideways claimed tiles), as a photo of a "
-                             "few large tiles is read without it")
+                        help="read the photo as one player's hand, as `mjlens photo` does (tiles upright or "
+                             "upside down, claimed tiles sideways); without it only photos of at most 30 "
+                             "large tiles are read so")
 
 
 def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:

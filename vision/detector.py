@@ -663,10 +663,11 @@ class Detector:
         import ast
 
         if not self.model_path.is_file():
-            raise DetectorError(
-                "model_missing",
-                f"detector weights not found at {self.model_path}; ship them with `mjlens train --ship-from`",
-            )
+            # The shipped model can only be missing from a checkout without models/; a path the
+            # user gave is simply wrong.
+            hint = ("; ship weights there with `mjlens train --ship-from`" if self.model_path == DEFAULT_MODEL
+                    else "")
+            raise DetectorError("model_missing", f"{self.model_path}: no such model file{hint}")
         try:
             session = cpu_session(self.model_path, spin=True)
         except Exception as exc:  # onnxruntime raises its own untyped errors for bad files

@@ -28,6 +28,9 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", default="E", choices=WINDS, help="the winner's seat wind (default E)")
     parser.add_argument("--round", default="E", choices=WINDS, help="the round (prevailing) wind (default E)")
     parser.add_argument("--dealer", default="E", choices=WINDS, help="the dealer's seat (default E)")
+    parser.add_argument("--discarder", choices=WINDS,
+                        help="on a discard win, the seat that discarded the winning tile (default: the seat "
+                             "before the winner's, who pays the most)")
     parser.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
     parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
@@ -65,6 +68,7 @@ def context_from_args(args: argparse.Namespace) -> dict:
         "seat_wind": args.seat,
         "round_wind": args.round,
         "dealer": args.dealer,
+        "discarder": args.discarder,
         "last_tile": args.last_tile,
         "kong_replacement": args.kong_replacement,
         "robbing_kong": args.robbing_kong,
@@ -139,7 +143,7 @@ def format_result(result, rules: str) -> str:
         met = "" if score.get("minimum_met", True) else " (below the minimum)"
         lines.append(f"     total {score['total']}{flowers}{met}")
         pay = score.get("payments") or {}
-        lines.append("     payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()))
+        lines.append("     payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()) + _who_paid(result.hand))
     if result.runner_up:
         lines.append(f"runner-up reading (p={result.runner_up['probability']}): total {result.runner_up['total']}")
     for w in result.warnings:
@@ -147,6 +151,15 @@ def format_result(result, rules: str) -> str:
     if result.error is not None:
         lines.append(f"not scored: {result.error.message} [{result.error.code}]")
     return "\n".join(lines)
+
+
+def _who_paid(hand: dict | None) -> str:
+    """`  (discard from E)` on a discard win: the payments hang on a seat the photo cannot show."""
+    if not hand or hand.get("self_drawn"):
+        return "  (self-drawn)" if hand else ""
+    from scoring.jsonio import hand_from_json
+
+    return f"  (discard from {hand_from_json(hand)[1].paying_discarder})"
 
 
 def rescore_command(hand: dict, rules: str) -> str | None:

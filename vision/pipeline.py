@@ -97,6 +97,7 @@ CONTEXT_DEFAULTS: dict[str, Any] = {
     "kong_replacement": False,
     "robbing_kong": False,
     "dealer": "E",
+    "discarder": None,  # on a discard win: None is the seat before the winner's (scoring's default)
 }
 
 
@@ -338,8 +339,10 @@ def check_options(
         raise PhotoError("bad_input", "bad_tile_code", f"flowers {', '.join(flowers)} name one flower twice")
     unknown = set(context or {}) - set(CONTEXT_DEFAULTS)
     if unknown:
-        raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}")
-    full = {**CONTEXT_DEFAULTS, **(context or {})}
+        raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}; "
+                         f"known: {', '.join(CONTEXT_DEFAULTS)}")
+    # A discarder left at None is no fact about the win: the JSON hand leaves it out.
+    full = {k: v for k, v in {**CONTEXT_DEFAULTS, **(context or {})}.items() if v is not None}
     try:
         get_ruleset(rules).make_options(dict(options) if options else None)
         WinContext(**full)
@@ -508,8 +511,8 @@ def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
     if _failed(result) and result.error.kind != "no_tiles" and found.other_size is not None:
         again = _read_found(found.other_size(), request)
         if not _failed(again):
-            again.warnings.append("no reading of the tiles wins: read from the detector's boxes with the "
-                                  "photo at its other input size")
+            again.warnings.append("the first reading made no winning hand; read again from the detector's "
+                                  "boxes with the photo at its other input size, which did")
             result = again
     return result
 
