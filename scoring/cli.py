@@ -12,21 +12,27 @@ import unicodedata
 from typing import TextIO
 
 from . import notation, score_json
+from .decompose import FORM_NAMES
 from .errors import ScoringError
+from .hand import WinContext
 from .jsonio import loads
-from .result import Result
-from .rules import available_rulesets, get_ruleset
+from .result import BELOW_MINIMUM, NOT_WINNING, Result
+from .rules import available_rulesets, counted, get_ruleset
 
 HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
 PROG = "mjlens score"
+# A hand that scores under the default rules (a test holds it to that), shown wherever one is asked for
+EXAMPLE = "123m456m789m5p [EEE] +5p | self"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("hand", nargs="?", help='one-line notation, e.g. "333444555m345s5p +5p | self"')
+    parser.add_argument("hand", nargs="?", help=f'one-line notation, e.g. "{EXAMPLE}"')
     parser.add_argument("--rules", default="mcr", choices=available_rulesets(), help="rule set (default mcr)")
-    parser.add_argument("--self-drawn", action="store_true", help="the winning tile was self-drawn")
-    parser.add_argument("--seat", choices=list("ESWN"), help="the winner's seat wind")
-    parser.add_argument("--round", choices=list("ESWN"), help="the round (prevalent) wind")
+    parser.add_argument("--self-drawn", action="store_true", help="the winning tile was self-drawn (as the flag self)")
+    parser.add_argument("--seat", choices=list("ESWN"),
+                        help="the winner's seat wind (as seat=; the two must agree)")
+    parser.add_argument("--round", choices=list("ESWN"),
+                        help="the round (prevailing) wind (as round=; the two must agree)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule-set option, e.g. kong_1998=true (repeatable)")
     out = parser.add_mutually_exclusive_group()
@@ -86,26 +92,38 @@ PROVISIONAL_MARK = " *"
 PROVISIONAL_NOTE = "  * provisional: no primary source defines this fan; scored by our own definition"
 
 
+def not_winning(result: Result) -> str:
+    """Why a hand does not win: no shape at all, or shapes that this rule set refuses."""
+    if not result.refused_forms:
+        return "Not a winning hand: the tiles form no complete shape."
+    rules = get_ruleset(result.rules)
+    refused = " and ".join(FORM_NAMES[form] for form in result.refused_forms)
+    verb = "is not a winning form" if len(result.refused_forms) == 1 else "are not winning forms"
+    return (f"Not a winning hand under {rules.plain_title}: {refused} {verb} there "
+            f"(only {'; '.join(rules.forms.values())}).")
+
+
 def format_table(result: Result, hand_text: str) -> str:
     rules = get_ruleset(result.rules)
     lines = [f"{hand_text}   [{rules.title}]"]
-    if result.reason == "not_winning":
-        lines.append("Not a winning hand: the tiles form no complete shape.")
+    if result.reason == NOT_WINNING:
+        lines.append(not_winning(result))
         return "\n".join(lines)
     rows = [(f"{f.zh} {f.en}" + (PROVISIONAL_MARK if f.provisional else ""), str(f.points), f"×{f.count}",
              "  ".join(notation.tiles_text(g) for g in f.groups))
             for f in result.fans]
-    widths = [max([_width(r[k]) for r in rows] + [4]) for k in range(3)]
-    header = ("Fan", "Pts", "Cnt", "Tiles")
-    for row in (header, *rows):
-        lines.append("  " + "  ".join(_pad(row[k], widths[k]) if k < 3 else row[k] for k in range(4)))
+    if rows:  # a header over nothing (a Shanghai hand without fans) reads as if the fans were lost
+        widths = [max([_width(r[k]) for r in rows] + [4]) for k in range(3)]
+        for row in (("Fan", "Pts", "Cnt", "Tiles"), *rows):
+            lines.append("  " + "  ".join(_pad(row[k], widths[k]) if k < 3 else row[k] for k in range(4)))
     if any(f.provisional for f in result.fans):
         lines.append(PROVISIONAL_NOTE)
-    lines.append(f"Total: {result.total}" + (f" (flowers {result.flowers})" if result.flowers else ""))
+    flowers = f" ({counted(result.flowers, 'flower')}, {rules.flower_note(result)})" if result.flowers else ""
+    lines.append(f"Total: {result.total}{flowers}")
     if rules.summary:
         lines.append(rules.summary(result))
-    if result.reason == "below_minimum":
-        lines.append("Below the minimum: the hand does not score.")
+    if result.reason == BELOW_MINIMUM:
+        lines.append(f"Below the minimum: {rules.shortfall(result)}")
     lines.append("Payments: " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result.payments.items()))
     return "\n".join(lines)
 
@@ -153,14 +171,9 @@ def _run(args: argparse.Namespace) -> int:
             run_jsonl(sys.stdin, sys.stdout, args.rules, options)
             return 0
         if not args.hand:
-            raise ScoringError("bad_notation", 'give a hand, e.g. mjlens score "123m456p789s11z [555z] +9s"')
+            raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}"')
         hand, ctx = notation.parse_notation(args.hand)
-        changes = {"self_drawn": True} if args.self_drawn else {}
-        if args.seat:
-            changes["seat_wind"] = args.seat
-        if args.round:
-            changes["round_wind"] = args.round
-        ctx = dataclasses.replace(ctx, **changes)
+        ctx = _with_options(ctx, args)
         result = get_ruleset(args.rules).score(hand, ctx, options)
     except ScoringError as e:
         if args.json:
@@ -172,6 +185,27 @@ def _run(args: argparse.Namespace) -> int:
     else:
         print(format_table(result, notation.to_notation(hand, ctx)))
     return 0
+
+
+def _with_options(ctx: WinContext, args: argparse.Namespace) -> WinContext:
+    """The notation's context with --self-drawn, --seat and --round added.  An option that says
+    otherwise than the notation's flag is refused rather than letting either win silently."""
+    given = notation.notation_flags(args.hand)
+    changes: dict[str, object] = {"self_drawn": True} if args.self_drawn else {}
+    for option, word, field, value in (("--seat", "seat", "seat_wind", args.seat),
+                                       ("--round", "round", "round_wind", args.round)):
+        if value is None:
+            continue
+        if given.get(field, value) != value:
+            raise ScoringError("contradictory_flags", f"{option} {value} contradicts {word}={given[field]} in the "
+                                                      f"hand; give the wind once, or the same in both")
+        changes[field] = value
+    try:
+        return dataclasses.replace(ctx, **changes)
+    except ScoringError as e:  # the notation alone was consistent, so the options made the clash
+        used = " ".join(["--self-drawn"] * args.self_drawn + [f"--{o} {getattr(args, o)}" for o in ("seat", "round")
+                                                               if getattr(args, o)])
+        raise ScoringError(e.code, f"{used}: {e.message}") from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,14 @@ from . import tiles as T
 from .hand import Hand, Meld
 
 SET_KINDS = frozenset({"chow", "pung", "kong"})
+# The forms above as messages name them (a rule set that refuses a form says which, by this name)
+FORM_NAMES: dict[str, str] = {
+    "regular": "four sets and a pair",
+    "seven_pairs": "seven pairs",
+    "thirteen_orphans": "thirteen orphans 十三幺",
+    "honours_knitted": "knitted tiles 全不靠",
+    "knitted_straight": "a knitted straight 组合龙 with a set and a pair",
+}
 # The six knitted patterns: suit order for ranks 1-4-7, 2-5-8, 3-6-9.
 KNITTED_PATTERNS: tuple[tuple[int, ...], ...] = tuple(
     tuple(9 * s + r + 3 * k for s, r in zip(order, range(3)) for k in range(3))

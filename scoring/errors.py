@@ -31,11 +31,14 @@ JSON_KINDS: dict[type, str] = {
 
 
 def shown(value: object) -> str:
-    """`value` as an error message names it: a string as written, anything else by its kind.
+    """`value` as an error message names it: a string as written, true and false as JSON writes
+    them (their kind, "true or false", reads as a riddle after "got"), anything else by its kind.
     Input from outside may be nested thousands deep or be a number thousands of digits long,
     whose repr fails (past the recursion limit, past the 4300 digits Python converts)."""
     if isinstance(value, str):
         return repr(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return JSON_KINDS.get(type(value), f"a {type(value).__name__}")
 
 

@@ -23,7 +23,7 @@ from functools import lru_cache
 from itertools import repeat
 
 from . import tiles as T
-from .errors import ScoringError
+from .errors import ScoringError, shown
 
 MELD_KINDS = ("chow", "pung", "kong")
 _NUMBER_CODE = re.compile(r"^(\d+)([mps])$")
@@ -229,7 +229,7 @@ class WinContext:
             for name in ("self_drawn", "last_tile", "kong_replacement", "robbing_kong", "last_copy",
                          "heavenly", "earthly", "human"):
                 if not isinstance(getattr(self, name), bool):
-                    raise ScoringError("bad_json", f"{name} must be true or false")
+                    raise ScoringError("bad_json", f"{name} must be true or false, got {shown(getattr(self, name))}")
         bad = _flag_contradiction(self)
         if bad:
             raise ScoringError("contradictory_flags", bad)
@@ -249,7 +249,7 @@ _WIND_SET = frozenset(T.WINDS)  # a quick membership test for valid winds; _chec
 
 def _check_wind(name: str, value: object) -> None:
     if not isinstance(value, str) or value not in T.WINDS or len(value) != 1:
-        raise ScoringError("bad_wind", f"{name} must be one of E, S, W, N, got {value!r}")
+        raise ScoringError("bad_wind", f"{name} must be one of E, S, W, N, got {shown(value)}")
 
 
 def _flag_contradiction(c: WinContext) -> str | None:

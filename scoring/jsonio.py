@@ -28,6 +28,8 @@ _CONTEXT_KEYS = {
     "kong_replacement": bool, "robbing_kong": bool, "last_copy": bool, "discarder": str,
     "dealer": str, "heavenly": bool, "earthly": bool, "human": bool,
 }
+# what an error message says each key takes
+_EXPECTED = {bool: "true or false", str: 'a wind, "E", "S", "W" or "N"'}
 _HAND_KEYS = {"concealed", "melds", "winning_tile", "flowers"}
 _MELD_KEYS = {"kind", "tiles", "concealed", "claimed"}
 _KEYS = _HAND_KEYS | set(_CONTEXT_KEYS)
@@ -104,7 +106,8 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
     for key, typ in _CONTEXT_KEYS.items():
         if key in obj and not (key == "discarder" and obj[key] is None):
             if not isinstance(obj[key], typ):
-                raise ScoringError("bad_json", f"{key} must be {'true or false' if typ is bool else 'a string'}")
+                or_null = " (or null)" if key == "discarder" else ""
+                raise ScoringError("bad_json", f"{key} must be {_EXPECTED[typ]}{or_null}, got {shown(obj[key])}")
             ctx_args[key] = obj[key]
     ctx = _shared_context(**ctx_args)
     hand = Hand(

@@ -47,10 +47,29 @@ _TOKEN = re.compile(
     r"\s*(?:(?P<win>\+\s*(?:\d[a-z]|[A-Z]))|(?P<group>(?:\d+[a-z]|[A-Z])+)|(?P<open>[\[{])|(?P<close>[\]}]))"
 )
 _GROUP_PART = re.compile(r"(\d+)([a-z])|([A-Z])")
+_WORD = re.compile(r"[a-z]+")
 
 
-def _bad(text: str, pos: int, why: str) -> ScoringError:
-    return ScoringError("bad_notation", f"{why} at position {pos + 1} of {text!r}")
+def _bad(text: str, pos: int, why: str, hint: str = "") -> ScoringError:
+    return ScoringError("bad_notation", f"{why} at position {pos + 1} of {text!r}{hint}")
+
+
+def _hint(text: str, body: str, pos: int) -> str:
+    """What an unexpected character most likely means, for the two slips first-time users make:
+    a flag before the "|", and a lowercase honour letter."""
+    word = _WORD.match(body, pos)
+    if word and (word.group() in _BOOL_FLAGS or word.group() in _WIND_FLAGS):
+        rest = body[pos:].strip()
+        if len(body) == len(text):  # no "|" yet: if only flags follow, show the line with one
+            try:
+                _flags(rest)
+                return f"; flags go after \" | \": {body[:pos].rstrip() + ' | ' + rest!r}"
+            except ScoringError:
+                pass
+        return "; flags go after \" | \" at the end, e.g. '... +5p | self seat=S'"
+    if body[pos].upper() in T.HONOUR_LETTERS:
+        return "; honour letters are uppercase E S W N P F C (or digits with z: 1z-7z)"
+    return ""
 
 
 def _group_codes(group: str) -> list[str]:
@@ -82,7 +101,8 @@ def parse_notation(text: str) -> tuple[Hand, WinContext]:
             break
         m = _TOKEN.match(body, pos)
         if not m:
-            raise _bad(text, pos + len(body[pos:]) - len(body[pos:].lstrip()), "unexpected character")
+            at = pos + len(body[pos:]) - len(body[pos:].lstrip())
+            raise _bad(text, at, "unexpected character", _hint(text, body, at))
         start = m.start(m.lastgroup)
         if m.group("win"):
             if open_bracket:
@@ -116,6 +136,12 @@ def parse_notation(text: str) -> tuple[Hand, WinContext]:
         )
     ctx = WinContext(**_flags(flag_text))
     return Hand(tuple(concealed), tuple(melds), winning[0], tuple(flowers)), ctx
+
+
+def notation_flags(text: str) -> dict:
+    """The WinContext fields that the flags after "|" set, by field name (a caller that adds its
+    own facts, such as the CLI's --seat, checks them against these)."""
+    return _flags(text.partition("|")[2])
 
 
 def _flags(text: str) -> dict:

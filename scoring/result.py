@@ -2,7 +2,7 @@
 
 JSON form (`Result.to_json()`):
 
-    {"ok": true, "rules": "mcr", "winning": true, "reason": null,
+    {"ok": true, "rules": "mcr", "winning": true, "reason": null, "refused_forms": [],
      "fans": [{"key": "full_flush", "zh": "清一色", "en": "Full Flush", "points": 24, "count": 1,
                "tiles": ["1m", ...], "groups": [["1m", "2m", "3m"], ...], "provisional": true?}],
      "breakdown": {...rule-set specific...}, "total": 32, "flowers": 1, "minimum_met": true,
@@ -13,6 +13,10 @@ JSON form (`Result.to_json()`):
 true) but the rule set's minimum (MCR: 8 fan without flowers) is not met.  `minimum_met` is true for
 a scoring win only.  A hand below the minimum was still shown as a win (the photo reader and
 footage keep it as the hand read, and say why it does not pay), hence `winning` true.
+`refused_forms` is empty except on "not_winning": there it names the winning shapes the tiles do
+form that this rule set does not accept (e.g. ["seven_pairs"] under Shanghai old-style, which
+takes only four sets and a pair), so a reader can tell "no shape at all" from "a shape these rules
+refuse"; the names are those of `scoring.decompose.FORM_NAMES`.
 `tiles` lists every tile used by the fan's occurrences, `groups` one list per occurrence.
 `provisional` appears only on fans whose definition has no primary source.  `payments` holds one
 signed amount per seat and sums to zero (all zero when the hand does not score).
@@ -85,10 +89,13 @@ class Result:
     payments: dict[str, int] = field(default_factory=lambda: dict(NO_PAYMENTS))
     breakdown: dict[str, Any] = field(default_factory=dict)
     sets: tuple[tuple[str, ...], ...] = ()  # the chosen reading of the hand, one tuple per unit
+    refused_forms: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.reason is not None and self.reason not in REASONS:
             raise ValueError(f"unknown reason {self.reason!r}")
+        if self.refused_forms and self.reason != NOT_WINNING:
+            raise ValueError(f"refused forms {self.refused_forms} on a hand that wins (reason {self.reason!r})")
         if (self.winning, self.minimum_met) != (self.reason != NOT_WINNING, self.reason is None):
             raise ValueError(f"winning={self.winning} and minimum_met={self.minimum_met} "
                              f"contradict reason {self.reason!r}")
@@ -100,12 +107,13 @@ class Result:
 
     def to_json(self) -> dict[str, Any]:
         return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,
-                           self.flowers, self.minimum_met, self.payments, self.breakdown, self.sets)
+                           self.flowers, self.minimum_met, self.payments, self.breakdown, self.sets,
+                           self.refused_forms)
 
 
 def result_json(rules: str, winning: bool, reason: str | None, fans: Sequence[dict[str, Any]], total: int,
                 flowers: int, minimum_met: bool, payments: dict[str, int], breakdown: dict[str, Any],
-                sets: tuple[tuple[str, ...], ...] = ()) -> dict[str, Any]:
+                sets: tuple[tuple[str, ...], ...] = (), refused_forms: tuple[str, ...] = ()) -> dict[str, Any]:
     """The JSON form of a result, from Result's fields with the fans already in JSON form (fan_json);
     shared like fan_json."""
     return {
@@ -113,6 +121,7 @@ def result_json(rules: str, winning: bool, reason: str | None, fans: Sequence[di
         "rules": rules,
         "winning": winning,
         "reason": reason,
+        "refused_forms": list(refused_forms),
         "fans": list(fans),
         "breakdown": breakdown,
         "total": total,

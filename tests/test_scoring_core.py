@@ -350,3 +350,136 @@ def test_score_json_is_the_results_json(rules):
         except scoring.ScoringError as e:
             expected = e.to_json()
         assert scoring._score_json(obj, rules, None) == expected, obj
+
+
+def _cli(capsys, *argv: str) -> tuple[int, str, str]:
+    from scoring.cli import main
+
+    status = main(list(argv))
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def test_the_example_asked_for_a_missing_hand_scores(capsys):
+    """The hand the message offers is the one a first-time user types next: it must score."""
+    import re
+
+    status, _, err = _cli(capsys)
+    assert status == 2 and "[bad_notation]" in err
+    example = re.search(r'e\.g\. mjlens score "([^"]+)"', err).group(1)
+    result = scoring.score(*scoring.parse_notation(example))
+    assert result.winning and result.minimum_met
+    assert _cli(capsys, example)[0] == 0
+
+
+# One hand of each form of the shared search; a rule set that does not accept the form refuses it.
+FORM_HANDS = {
+    "seven_pairs": "1199m3377p55sEEP +P",
+    "thirteen_orphans": "19m19p19s1234567z +1m",
+    "honours_knitted": "147m258p369s1234z +5z",
+    "knitted_straight": "147m258p369s678m5z +5z",
+}
+
+
+@pytest.mark.parametrize("rules", scoring.available_rulesets())
+def test_refused_forms_name_a_shape_the_rule_set_does_not_accept(rules):
+    """A hand that forms only shapes a rule set refuses is not winning, and says which shapes:
+    in the Result, in score_json's JSON, and nowhere else (no shape at all: an empty list)."""
+    ruleset = scoring.get_ruleset(rules)
+    for form, text in FORM_HANDS.items():
+        hand, ctx = scoring.parse_notation(text)
+        result = scoring.score(hand, ctx, rules)
+        out = scoring.score_json(scoring.hand_to_json(hand, ctx), rules)
+        if form in ruleset.forms:
+            assert result.winning and result.refused_forms == () and out["refused_forms"] == [], (rules, form)
+        else:
+            assert (result.winning, result.reason) == (False, "not_winning"), (rules, form)
+            assert result.refused_forms == (form,) and out["refused_forms"] == [form], (rules, form)
+    no_shape = scoring.score(*scoring.parse_notation("123m123m456p678s9p +1z"), rules)
+    assert no_shape.reason == "not_winning" and no_shape.to_json()["refused_forms"] == []
+
+
+def test_which_forms_each_rule_set_refuses():
+    refused = {rules: set(FORM_HANDS) - set(scoring.get_ruleset(rules).forms) for rules in scoring.available_rulesets()}
+    assert refused == {"mcr": set(), "sihai": {"knitted_straight"}, "shanghai": set(FORM_HANDS)}
+
+
+def test_refused_forms_only_on_a_hand_that_does_not_win():
+    from scoring.result import Result
+
+    Result("shanghai", False, "not_winning", (), 0, 0, False, refused_forms=("seven_pairs",))
+    with pytest.raises(ValueError):
+        Result("mcr", True, "below_minimum", (), 4, 0, False, refused_forms=("seven_pairs",))
+
+
+def test_table_without_fans_prints_no_header():
+    from scoring.cli import format_table
+
+    hand, ctx = scoring.parse_notation("123m456p678s2m [567m] +2m")
+    result = scoring.score(hand, ctx, "shanghai")
+    assert result.fans == () and result.winning
+    table = format_table(result, "hand")
+    assert "Fan" not in table and "Total: 12" in table
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["123m456p678s2m [567m] +2m | seat=S", "--seat", "W"], ("--seat W", "seat=S")),
+        (["123m456p678s2m [567m] +2m | round=S", "--round", "E"], ("--round E", "round=S")),
+        (["123m456p678s2m [567m] +2m | from=N", "--self-drawn"], ("--self-drawn", "no discarder")),
+        (["123m456p678s2m [567m] +2m | from=N", "--seat", "N"], ("--seat N", "own discard")),
+    ],
+)
+def test_options_that_contradict_the_notation_are_refused(capsys, argv, named):
+    status, out, err = _cli(capsys, *argv)
+    assert status == 2 and not out and err.endswith("[contradictory_flags]\n")
+    assert all(part in err for part in named), err
+
+
+def test_options_that_agree_with_the_notation_or_add_to_it_are_taken(capsys):
+    status, out, _ = _cli(capsys, "123m456p678s2m [567m] +2m | seat=S self", "--seat", "S", "--round", "W",
+                          "--self-drawn")
+    assert status == 0 and out.startswith("1223m456p678s [567m] +2m | self seat=S round=W ")
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("123m456p789s1122z +1z self", "flags go after \" | \": '123m456p789s1122z +1z | self'"),
+        ("123m456p789s1122z +1z seat=S kong", "flags go after \" | \": '123m456p789s1122z +1z | seat=S kong'"),
+        ("123m456p789s1122z self +1z", "flags go after \" | \" at the end, e.g. '... +5p | self seat=S'"),
+        ("123m456p789s11z eee +1z", "honour letters are uppercase E S W N P F C (or digits with z: 1z-7z)"),
+    ],
+)
+def test_notation_errors_hint_at_the_usual_slips(text, hint):
+    with pytest.raises(scoring.ScoringError) as info:
+        scoring.parse_notation(text)
+    assert info.value.code == "bad_notation"
+    assert info.value.message.startswith("unexpected character at position") and info.value.message.endswith(hint)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"self_drawn": "yes"}, "self_drawn must be true or false, got 'yes'"),
+        ({"last_tile": 1}, "last_tile must be true or false, got a whole number"),
+        ({"seat_wind": True}, 'seat_wind must be a wind, "E", "S", "W" or "N", got true'),
+        ({"discarder": 3}, 'discarder must be a wind, "E", "S", "W" or "N" (or null), got a whole number'),
+    ],
+)
+def test_a_context_value_of_the_wrong_type_names_the_key_and_the_type(change, message):
+    assert scoring.score_json(BASE | change)["error"] == {"code": "bad_json", "message": message}
+
+
+def test_win_context_names_a_flag_of_the_wrong_type():
+    with pytest.raises(scoring.ScoringError) as info:
+        WinContext(self_drawn="yes")
+    assert (info.value.code, info.value.message) == ("bad_json", "self_drawn must be true or false, got 'yes'")
+
+
+def test_score_help_says_prevailing_wind(capsys):
+    with pytest.raises(SystemExit):
+        _cli(capsys, "--help")
+    out = capsys.readouterr().out
+    assert "prevailing" in out and "prevalent" not in out

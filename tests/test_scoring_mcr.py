@@ -227,3 +227,25 @@ def test_repeated_json_hands_give_independent_results():
     first["payments"]["E"] = 0
     again = scoring.score_json(CASES[0]["hand"])
     assert "changed" not in again["fans"][0]["tiles"] and again["payments"]["E"] != 0
+
+
+def _table(argv: list[str], capsys) -> list[str]:
+    from scoring.cli import main
+
+    assert main(argv) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_below_the_minimum_says_why_in_fans_without_flowers(capsys):
+    """Total 10 with 3 flowers, yet below 8: the lines say the minimum counts fans without flowers."""
+    lines = _table(["123m456p678s5z [567m] +5z 1f2f3f"], capsys)
+    assert "Total: 10 (3 flowers, +3 fans)" in lines
+    assert "Below the minimum: 7 fans without flowers; MCR needs 8." in lines
+    lines = _table(["123m456p678s5z [567m] +5z 1f", "--option", "minimum=10"], capsys)
+    assert "Total: 8 (1 flower, +1 fan)" in lines
+    assert "Below the minimum: 7 fans without flowers; MCR needs 10." in lines
+
+
+def test_breakdown_carries_the_minimum():
+    r = score("123m456p678s5z [567m] +5z", minimum=6)
+    assert r.minimum_met and r.breakdown["minimum"] == 6 and r.breakdown["fan_total"] == 7

@@ -225,3 +225,39 @@ def test_random_hands_score_basic_points_times_two_to_the_fans(seed):
     assert b["basic_points"] == parts
     assert b["fans"] == sum(f["points"] * f["count"] for f in result["fans"])
     assert result["total"] == parts * 2 ** b["fans"]
+
+
+@pytest.mark.parametrize(
+    ("text", "form", "name"),
+    [("1199m3377p55sEEP +P", "seven_pairs", "seven pairs"),
+     ("19m19p19s1234567z +1m", "thirteen_orphans", "thirteen orphans 十三幺")],
+)
+def test_a_special_form_is_refused_by_name(capsys, text, form, name):
+    """Seven pairs and 十三幺 are winning shapes elsewhere: the result says Shanghai refuses them,
+    rather than that the tiles form no shape."""
+    from scoring.cli import main
+
+    result = _score(text)
+    assert (result["winning"], result["reason"], result["refused_forms"]) == (False, "not_winning", [form])
+    assert main([text, "--rules", "shanghai"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == (
+        f"Not a winning hand under Shanghai old-style: {name} is not a winning form there "
+        "(only four sets and a pair).")
+
+
+def test_cli_names_what_flowers_add(capsys):
+    from scoring.cli import main
+
+    assert main([f"{FILLER}123m +9s 1f2f3f", "--rules", "shanghai"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("Total: ") and line.endswith(" (3 flowers, +12 basic points)") for line in lines)
+
+
+def test_cli_prints_no_fan_table_for_a_hand_without_fans(capsys):
+    from scoring.cli import main
+
+    text = "123m456p678s2m [567m] +2m"  # a closed wait: no 平和, and no other fan
+    assert _score(text)["fans"] == []
+    assert main([text, "--rules", "shanghai"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("Total: ") and not any(line.lstrip().startswith("Fan ") for line in lines)

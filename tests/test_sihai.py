@@ -454,3 +454,26 @@ def test_random_hands_keep_the_category_rule_and_the_cap(seed, provisional):
     points = [f.points for f in counted]
     assert result["total"] == max(max(points, default=0), min(sum(points), 200))
     assert provisional or not any(f.provisional for f in counted)
+
+
+def test_knitted_straight_with_a_set_and_a_pair_is_refused_by_name(capsys):
+    """MCR's 组合龙 hand is a winning shape, just not a Sihai one: the result says so."""
+    from scoring.cli import main
+
+    text = "147m258p369s678m5z +5z"
+    result = _score(text)
+    assert (result["winning"], result["reason"], result["refused_forms"]) == (False, "not_winning",
+                                                                              ["knitted_straight"])
+    assert main([text, "--rules", "sihai"]) == 0
+    line = capsys.readouterr().out.splitlines()[1]
+    assert line.startswith("Not a winning hand under Sihai standard 3.1: a knitted straight 组合龙 with a set and "
+                           "a pair is not a winning form there (only four sets and a pair; seven pairs; ")
+
+
+def test_cli_says_why_a_hand_below_the_line_does_not_score(capsys):
+    from scoring.cli import main
+
+    assert main(["123m456p678s2m [567m] +2m 1f2f3f", "--rules", "sihai"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Total: 5 (3 flowers, no points)" in lines
+    assert "Below the minimum: H 5 does not reach the discard line (20 at D-IV)." in lines

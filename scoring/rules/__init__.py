@@ -9,7 +9,8 @@ It defines ``RULESET = RuleSet(...)`` with:
 
 - ``name``: the package name (``"mcr"``, ``"sihai"``, ``"shanghai"``), used by ``--rules`` and in
   results as ``"rules"``.
-- ``title``: a human title, e.g. ``"Chinese Official (MCR, 国标)"``.
+- ``title``: a human title, e.g. ``"Chinese Official (MCR, 国标)"``; the part before `` (`` names
+  the rule set in sentences (``plain_title``).
 - ``options_type``: a *frozen* dataclass whose fields all have defaults (bool, int, float or str).
   Its defaults are the rule set's standard rules; each field's docstring/comment says what it
   switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys or values
@@ -17,9 +18,13 @@ It defines ``RULESET = RuleSet(...)`` with:
 - ``fans``: the tuple of ``scoring.fans.Fan`` records, each defined once with its zh/en names,
   points, exclusions and its predicate ``detect(decomposition, situation) -> Iterable[Hit]``.
   ``scoring.fans.check_fan_table`` must accept it (tests call it for every registered rule set).
+- ``forms``: the hand forms it accepts, each with its name as messages give it: the shared
+  search's forms (``scoring.decompose.FORM_NAMES``, named as there) and any the rule set finds
+  itself.  A hand whose only readings are of other forms does not win; ``RuleSet.score`` then lists
+  those forms in the result's ``refused_forms`` (the rule set's ``evaluate`` need not).
 - ``evaluate(hand, context, options) -> scoring.result.Result``: score a *validated* hand.  Use
-  ``scoring.decompose.decompositions(hand)`` for the readings (an empty list means the result is
-  ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
+  ``scoring.decompose.decompositions(hand)`` for the readings (none of a form in ``forms`` means the
+  result is ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
   fill ``fans`` with provenance (FanScore.groups from the Hits), ``total``, ``minimum_met``
   (the rule set's threshold; ``reason="below_minimum"`` when it fails, ``winning`` still true:
   it means a winning shape), ``flowers`` (count),
@@ -27,6 +32,9 @@ It defines ``RULESET = RuleSet(...)`` with:
   ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
   that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
 - ``flowers_alike``: False when some flower scores by which it is, not only by how many there are.
+- ``flower_note(result) -> str``: what the flowers add, for the CLI's total line (``+3 fans``).
+- ``shortfall(result) -> str``: required where a hand can fall below the minimum: why it does not
+  score, in the rule set's own measure (``7 fans without flowers; MCR needs 8.``).
 - optionally ``evaluate_json(hand, context, options) -> dict``: exactly ``evaluate(...).to_json()``,
   written without building the Result (``scoring.result.fan_json`` / ``result_json`` give the
   forms); ``score_json`` uses it, since every fresh hand it scores would build and then serialise
@@ -48,10 +56,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from ..decompose import FORM_NAMES, decompositions
 from ..errors import JSON_KINDS, ScoringError, shown
 from ..fans import Fan
 from ..hand import Hand, WinContext, check_consistent
-from ..result import Result
+from ..result import NOT_WINNING, Result
 
 
 @dataclass(frozen=True)
@@ -64,8 +73,12 @@ class RuleSet:
     # False where a flower scores by which it is (Shanghai's seat flowers); True where only how many
     # there are counts: a photo reader need not know which flower a tile is to score it
     flowers_alike: bool
+    forms: dict[str, str]  # the accepted hand forms -> their names in messages (see the contract above)
+    flower_note: Callable[[Result], str] = field(repr=False)
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
     summary: Callable[[Result], str] | None = field(default=None, repr=False)
+    # why a hand below the minimum does not score; None for a rule set without a minimum
+    shortfall: Callable[[Result], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)
     evaluate_json: Callable[[Hand, WinContext, Any], dict] | None = field(default=None, repr=False)
 
@@ -76,6 +89,17 @@ class RuleSet:
         object.__setattr__(self, "_cached", lru_cache(maxsize=16384)(self._score_uncached))
         # the default options, made once (options are frozen, so every call can share them)
         object.__setattr__(self, "_defaults", self.options_type())
+
+    @property
+    def plain_title(self) -> str:
+        """The title without its bracketed part, for sentences: "Shanghai old-style"."""
+        return self.title.partition(" (")[0]
+
+    def refused_forms(self, hand: Hand) -> tuple[str, ...]:
+        """The winning forms the hand's tiles take that this rule set does not accept, in
+        FORM_NAMES order."""
+        found = {d.form for d in decompositions(hand)}
+        return tuple(form for form in FORM_NAMES if form in found and form not in self.forms)
 
     def make_options(self, values: dict | Any | None = None) -> Any:
         """Options from None (defaults), an options instance, or a dict of field values."""
@@ -114,15 +138,24 @@ class RuleSet:
 
     def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
         check_consistent(hand, context)
-        return self.evaluate(hand, context, options)
+        result = self.evaluate(hand, context, options)
+        if result.reason == NOT_WINNING:
+            refused = self.refused_forms(hand)
+            if refused:
+                result = dataclasses.replace(result, refused_forms=refused)
+        return result
 
     def score_json_uncached(self, hand: Hand, context: WinContext, options: Any = None) -> dict:
         """`score_uncached(...).to_json()`, through evaluate_json where the rule set has one."""
         options = self.make_options(options)
         check_consistent(hand, context)
-        if self.evaluate_json is not None:
-            return self.evaluate_json(hand, context, options)
-        return self.evaluate(hand, context, options).to_json()
+        if self.evaluate_json is None:
+            out = self.evaluate(hand, context, options).to_json()
+        else:
+            out = self.evaluate_json(hand, context, options)
+        if out["reason"] == NOT_WINNING:
+            out["refused_forms"] = list(self.refused_forms(hand))
+        return out
 
 
 def available_rulesets() -> list[str]:
@@ -144,3 +177,8 @@ def _ruleset(name: str) -> RuleSet:
             "unknown_rules", f"unknown rule set {name!r}; available: {', '.join(available_rulesets())}"
         )
     return importlib.import_module(f"{__name__}.{name}").RULESET
+
+
+def counted(n: int, noun: str) -> str:
+    """`n` things in words: 1 flower, 3 flowers."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from ...decompose import FORM_NAMES
 from .. import RuleSet
 from .fans import FANS
 from .options import MCROptions
-from .scorer import evaluate, evaluate_json
+from .scorer import evaluate, evaluate_json, flower_note, shortfall
 
 RULESET = RuleSet(
     name="mcr",
@@ -14,5 +15,8 @@ RULESET = RuleSet(
     fans=tuple(FANS),
     evaluate=evaluate,
     flowers_alike=True,  # each flower is one fan
+    forms=dict(FORM_NAMES),  # every form of the shared search
+    flower_note=flower_note,
+    shortfall=shortfall,
     evaluate_json=evaluate_json,
 )

@@ -23,6 +23,7 @@ from ...decompose import Decomposition, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result, fan_json, result_json
+from .. import counted
 from .fans import (FANS, MUST_BE_CONCEALED, NEEDS, ONLY_TAGS, POSITIONS, RANK_TAGS, Reading,
                    tag_mask)
 from .options import MCROptions
@@ -370,7 +371,8 @@ def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callab
     decs = decompositions(hand)
     if not decs:
         return make_result("mcr", False, NOT_WINNING, (), 0, flowers, False, dict(NO_PAYMENTS),
-                           {"fan_total": 0, "flower_points": flowers, "base": options.base})
+                           {"fan_total": 0, "flower_points": flowers, "base": options.base,
+                            "minimum": options.minimum})
     s = Situation(hand, ctx, options, hand.counts, _facts(hand, ctx, options, hand.counts))
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
@@ -395,5 +397,17 @@ def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callab
     met = best_total >= options.minimum
     return make_result("mcr", True, None if met else BELOW_MINIMUM, tuple(fans), total, flowers, met,
                        payments(ctx, total, options.base) if met else dict(NO_PAYMENTS),
-                       {"fan_total": best_total, "flower_points": flowers, "base": options.base, "form": best_d.form},
+                       {"fan_total": best_total, "flower_points": flowers, "base": options.base,
+                        "minimum": options.minimum, "form": best_d.form},
                        tuple(unit_codes))
+
+
+def flower_note(result: Result) -> str:
+    """What the flowers add to the total: a fan each."""
+    return "+" + counted(result.breakdown["flower_points"], "fan")
+
+
+def shortfall(result: Result) -> str:
+    """Why a hand below the minimum does not score: the minimum counts fans without flowers."""
+    b = result.breakdown
+    return f"{counted(b['fan_total'], 'fan')} without flowers; MCR needs {b['minimum']}."

@@ -4,7 +4,7 @@ double.  See docs/shanghai-old.md."""
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import Options, evaluate, summary
+from .score import FORMS, Options, evaluate, flower_note, summary
 
 check_fan_table(FANS)
 
@@ -16,4 +16,6 @@ RULESET = RuleSet(
     evaluate=evaluate,
     summary=summary,
     flowers_alike=False,  # a flower of one's own seat is a fan
+    forms=FORMS,
+    flower_note=flower_note,
 )

@@ -15,11 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ... import tiles as T
-from ...decompose import Decomposition, decompositions
+from ...decompose import FORM_NAMES, Decomposition, decompositions
 from ...fans import Situation
 from ...hand import Hand, WinContext
 from ...result import NOT_WINNING, FanScore, Result
+from .. import counted
 from .fans import FANS, wait
+
+# The one hand form that wins (the seed knows no special hands)
+FORMS = {"regular": FORM_NAMES["regular"]}
 
 # Our readings where the seed is silent (shown in docs/shanghai-old.md).
 DECISIONS: tuple[str, ...] = (
@@ -175,7 +179,7 @@ def _breakdown(r: Reading, ctx: WinContext, opts: Options) -> dict[str, Any]:
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
     sit = Situation(hand, ctx, options, hand.counts)
-    readings = [score_reading(d, sit) for d in decompositions(hand) if d.form == "regular"]
+    readings = [score_reading(d, sit) for d in decompositions(hand) if d.form in FORMS]
     if not readings:
         return Result("shanghai", False, NOT_WINNING, (), 0, len(hand.flowers), False,
                       breakdown={"base": options.base})
@@ -202,3 +206,8 @@ def summary(result: Result) -> str:
     limit = f", limit {b['limit']}" if b["limit"] else ""
     return (f"basic {b['basic_points']} = base {b['base']} + win {wins} + sets {sets} + flowers "
             f"{b['flower_points']}; × 2^{b['fans']}{limit}")
+
+
+def flower_note(result: Result) -> str:
+    """What the flowers add: points to the basic points, before the doubling."""
+    return "+" + counted(result.breakdown["flower_points"], "basic point")

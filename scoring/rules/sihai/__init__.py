@@ -4,7 +4,8 @@ thresholds by edition and level, and the seed's payment table.  See docs/sihai-3
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import Options, evaluate, summary
+from .score import Options, evaluate, flower_note, shortfall, summary
+from .shape import FORMS
 
 check_fan_table(FANS)
 
@@ -15,5 +16,8 @@ RULESET = RuleSet(
     fans=tuple(FANS),
     evaluate=evaluate,
     flowers_alike=True,  # flowers are counted, never named
+    forms=FORMS,
+    flower_note=flower_note,
     summary=summary,
+    shortfall=shortfall,
 )

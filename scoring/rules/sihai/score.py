@@ -233,3 +233,15 @@ def summary(result: Result) -> str:
     b = result.breakdown
     return (f"H {b['H']} (sum {b['sum']}, 满贯线 {b['cap']} {b['cap_rule']}); "
             f"{b['won_by'].replace('_', '-')} line {b['line']} at {b['edition']}-{b['level']}")
+
+
+def flower_note(result: Result) -> str:
+    """Flowers are counted in the result but score nothing."""
+    return "no points"
+
+
+def shortfall(result: Result) -> str:
+    """Why a hand below the line does not score: H against the line for how it was won."""
+    b = result.breakdown
+    return (f"H {b['H']} does not reach the {b['won_by'].replace('_', '-')} line "
+            f"({b['line']} at {b['edition']}-{b['level']}).")

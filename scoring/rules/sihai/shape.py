@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ... import tiles as T
-from ...decompose import Decomposition
+from ...decompose import FORM_NAMES, Decomposition
 from ...fans import Situation
 
 # Arrangement forms the Sihai table scores (the shared decomposition's names, plus 筋不靠's).
@@ -21,7 +21,9 @@ SEVEN_PAIRS = "seven_pairs"
 KNITTED = "honours_knitted"  # 全不靠 family: 147/258/369 in three different suits, and honours
 SUJI_KNITTED = "suji_knitted"  # 筋不靠: like KNITTED but suits may share a 筋 line
 ORPHANS = "thirteen_orphans"
-FORMS = (REGULAR, SEVEN_PAIRS, KNITTED, SUJI_KNITTED, ORPHANS)
+# form -> its name in messages; MCR's 组合龙 with a set and a pair is not among them
+FORMS = {form: FORM_NAMES[form] for form in (REGULAR, SEVEN_PAIRS, ORPHANS, KNITTED)} | {
+    SUJI_KNITTED: "suji knitted tiles 筋不靠"}
 
 SET_KINDS = ("chow", "pung", "kong")
 
