@@ -12,12 +12,11 @@ import unicodedata
 from typing import TextIO
 
 from . import notation, score_json
-from .decompose import FORM_NAMES
 from .errors import ScoringError
 from .hand import WinContext
 from .jsonio import loads
 from .result import BELOW_MINIMUM, NOT_WINNING, Result
-from .rules import available_rulesets, counted, get_ruleset
+from .rules import available_rulesets, counted, get_ruleset, refused_forms_text
 
 HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
 PROG = "mjlens score"
@@ -96,11 +95,8 @@ def not_winning(result: Result) -> str:
     """Why a hand does not win: no shape at all, or shapes that this rule set refuses."""
     if not result.refused_forms:
         return "Not a winning hand: the tiles form no complete shape."
-    rules = get_ruleset(result.rules)
-    refused = " and ".join(FORM_NAMES[form] for form in result.refused_forms)
-    verb = "is not a winning form" if len(result.refused_forms) == 1 else "are not winning forms"
-    return (f"Not a winning hand under {rules.plain_title}: {refused} {verb} there "
-            f"(only {'; '.join(rules.forms.values())}).")
+    return (f"Not a winning hand under {get_ruleset(result.rules).plain_title}: "
+            f"{refused_forms_text(result.rules, result.refused_forms)}.")
 
 
 def format_table(result: Result, hand_text: str) -> str:

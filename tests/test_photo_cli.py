@@ -82,6 +82,7 @@ def test_a_hand_that_does_not_win_shows_no_total_or_payments(capsys):
     # Shanghai old-style has no seven-pairs hand, so the sample's hand does not win there.
     assert exit_code == 4 and "[not_winning]" in out
     assert "total" not in out and "payments" not in out and "below the minimum" not in out
+    assert "under Shanghai old-style: seven pairs is not a winning form there" in out
 
 
 @needs_model

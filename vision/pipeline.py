@@ -602,6 +602,8 @@ def _layout_result(layout: Layout) -> PhotoResult:
 
 
 def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) -> None:
+    from scoring.rules import get_ruleset, refused_forms_text
+
     best = reading.best
     uncertain = set(reading.uncertain)
     for i, tile in enumerate(result.tiles):
@@ -640,12 +642,13 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
         result.fan_tiles = [_fan_tile_indices(fan, result) for fan in best.score["fans"]]
     if not reading.winning:
         error = best.score.get("error") or {}
+        refused, rules = best.score.get("refused_forms"), best.score.get("rules")
+        why = (f": {error['message']}" if error
+               else f" under {get_ruleset(rules).plain_title}: {refused_forms_text(rules, refused)}" if refused
+               else "")
         result.error = PhotoError(
-            "not_winning",
-            error.get("code", "not_winning"),
-            "no reading of the tiles makes a winning hand"
-            + (f": {error['message']}" if error else "")
-            + "; the most probable reading is shown",
+            "not_winning", error.get("code", "not_winning"),
+            f"no reading of the tiles makes a winning hand{why}; the most probable reading is shown",
         )
     elif best.score.get("reason") == "below_minimum":
         result.error = PhotoError(

@@ -51,7 +51,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -156,6 +156,15 @@ class RuleSet:
         if out["reason"] == NOT_WINNING:
             out["refused_forms"] = list(self.refused_forms(hand))
         return out
+
+
+def refused_forms_text(rules: str, forms: Sequence[str]) -> str:
+    """Why shapes the tiles form do not win under `rules`: `seven pairs is not a winning form there
+    (only four sets and a pair)`; the CLI and the photo reader both say it."""
+    ruleset = get_ruleset(rules)
+    refused = " and ".join(FORM_NAMES[form] for form in forms)
+    verb = "is not a winning form" if len(forms) == 1 else "are not winning forms"
+    return f"{refused} {verb} there (only {'; '.join(ruleset.forms.values())})"
 
 
 def available_rulesets() -> list[str]:
