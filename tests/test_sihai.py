@@ -425,7 +425,7 @@ def test_cli_scores_sihai(capsys):
 
     assert main(["123m123m456p678s9p +9p", "--rules", "sihai", "--option", "level=V"]) == 0
     out = capsys.readouterr().out
-    assert "一般高" in out and "H 15 (sum 15" in out and "discard line 50 at D-V" in out
+    assert "一般高" in out and "H 15 (fans sum to 15" in out and "a discard win needs 50 at edition D, level V" in out
 
 
 def test_jsonl_scores_sihai():
@@ -476,4 +476,4 @@ def test_cli_says_why_a_hand_below_the_line_does_not_score(capsys):
     assert main(["123m456p678s2m [567m] +2m 1f2f3f", "--rules", "sihai"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert "Total: 5 (3 flowers, no points)" in lines
-    assert "Below the minimum: H 5 does not reach the discard line (20 at D-IV)." in lines
+    assert "Below the minimum: hand score H 5 does not reach the discard line (20 at edition D, level IV)." in lines

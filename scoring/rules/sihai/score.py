@@ -231,8 +231,8 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
 def summary(result: Result) -> str:
     """The CLI's line under the fans: how H came about and the line it had to reach."""
     b = result.breakdown
-    return (f"H {b['H']} (sum {b['sum']}, 满贯线 {b['cap']} {b['cap_rule']}); "
-            f"{b['won_by'].replace('_', '-')} line {b['line']} at {b['edition']}-{b['level']}")
+    return (f"Hand score H {b['H']} (fans sum to {b['sum']}; 满贯线 cap {b['cap']}, {b['cap_rule']} rule); "
+            f"a {b['won_by'].replace('_', '-')} win needs {b['line']} at edition {b['edition']}, level {b['level']}")
 
 
 def flower_note(result: Result) -> str:
@@ -243,5 +243,5 @@ def flower_note(result: Result) -> str:
 def shortfall(result: Result) -> str:
     """Why a hand below the line does not score: H against the line for how it was won."""
     b = result.breakdown
-    return (f"H {b['H']} does not reach the {b['won_by'].replace('_', '-')} line "
-            f"({b['line']} at {b['edition']}-{b['level']}).")
+    return (f"hand score H {b['H']} does not reach the {b['won_by'].replace('_', '-')} line "
+            f"({b['line']} at edition {b['edition']}, level {b['level']}).")
