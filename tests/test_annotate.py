@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+import pytest
 
 from tests.synthetic_boxes import RowSpec, row_detections
-from vision.annotate import COLOURS, annotate, label_top
+from vision.annotate import COLOURS, LabelPlacer, _font, annotate, photo_labels
 from vision.pipeline import read_detections
 
 
@@ -43,9 +46,54 @@ def test_every_fan_is_traced_to_tiles():
     assert all(result.fan_tiles), "each fan points at the boxes behind it"
 
 
-def test_a_label_goes_inside_its_box_when_above_it_lies_another_tile():
-    upper, lower, lone = (100, 0, 140, 56), (100, 57, 140, 113), (300, 57, 340, 113)
-    others = [upper, lone]
-    assert label_top(lower[:2], 30, 14, others) == 57  # above it would cover the upper tile
-    assert label_top(lone[:2], 30, 14, [upper, lower]) == 57 - 14  # nothing above: above
-    assert label_top(upper[:2], 30, 14, [lower, lone]) == 0  # at the photo's top edge: inside
+def _dense_result(winning_probs=(("5z", 1.0),)):
+    """Flowers, concealed row and winning tile in one tight row along the photo's top edge, its
+    winning tile cut by the right edge, and a concealed kong (two tiles face down) just below."""
+    row = ["1f", "2f", "3f", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z"]
+    tiles = row_detections(RowSpec(row, origin=(226, 4), gaps_after={2: 6, 12: 12}, probs={13: winning_probs}))
+    tiles += row_detections(RowSpec(["back", "6s", "6s", "back"], origin=(300, 64)))
+    return read_detections(tiles, rules="mcr", kong_codes=["6s"])
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize("size", [12, 20])
+def test_labels_of_a_dense_row_and_a_kong_never_overlap_and_stay_in_the_photo(size):
+    result = _dense_result()
+    assert result.score["ok"] and result.fan_tiles
+    labels = photo_labels(result, (800, 600), _font(size, False), meld_pad=6)
+    for a, b in itertools.combinations(labels, 2):
+        assert not _overlap(a.rect, b.rect), f"{a.text!r} {a.rect} covers {b.text!r} {b.rect}"
+    for label in labels:
+        x1, y1, x2, y2 = label.rect
+        assert 0 <= x1 and x2 <= 800 and 0 <= y1 and y2 <= 600, f"{label.text!r} {label.rect} leaves the photo"
+    words = [label.text.replace(",", " ").split() for label in labels]
+    assert all(any(tile.code in w for w in words) for tile in result.tiles), "every tile's code is written"
+    assert [label.text for label in labels if "6s" in label.text] == ["concealed kong: 6s x4, 2 down"]
+    assert any(label.text == "WIN 5z" for label in labels)
+    assert sum(label.text == "1,2" for label in labels) == 1, "the row's tiles share one fan label"
+
+
+def test_an_uncertain_winning_tile_stays_gold_with_a_red_line_inside():
+    result = _dense_result(winning_probs=(("5z", 0.55), ("6z", 0.45)))
+    winning = next(t for t in result.tiles if t.role == "winning")
+    assert winning.uncertain
+    image = np.asarray(annotate(np.full((600, 800, 3), 90, np.uint8), result))
+    x1, y1, x2, y2 = (round(v) for v in winning.box)
+    left_edge = [tuple(int(c) for c in image[(y1 + y2) // 2, x]) for x in range(x1, x1 + 8)]
+    assert left_edge[0] == COLOURS["winning"] and COLOURS["uncertain"] in left_edge
+
+
+def test_a_label_goes_inside_its_box_rather_than_on_a_neighbour_of_a_grid():
+    w, h = 40, 56
+    grid = [(x, y, x + w, y + h) for y in range(100, 100 + 4 * (h - 2), h - 2) for x in range(100, 100 + 6 * w, w)]
+    placer = LabelPlacer((800, 600), grid)
+    spots = [placer.place(box, 34, 14, own=[box]) for box in grid]
+    for a, b in itertools.combinations(spots, 2):
+        assert not _overlap(a, b)
+    for box, spot in zip(grid[6:18], spots[6:18]):  # the middle rows: tiles above and below
+        assert box[0] <= spot[0] and spot[2] <= box[2] and box[1] <= spot[1] and spot[3] <= box[3]
+    assert all(spot[3] <= box[1] for box, spot in zip(grid[:6], spots[:6])), "above the first row"
+    assert all(spot[1] >= box[3] for box, spot in zip(grid[18:], spots[18:])), "below the last row"

@@ -1,8 +1,10 @@
 """Draw what was read onto the photo, with a side panel that explains the score.
 
-Every tile box carries its code; melds are outlined and labelled; the winning tile is marked;
-uncertain tiles are highlighted; each fan in the panel is numbered and the boxes of the tiles
-behind it carry that number, so every fan can be traced back to tiles in the photo.
+Every tile box carries its code (a pung or kong that reads the same throughout carries it once, on
+its outline); melds are outlined and labelled; the winning tile is marked; uncertain tiles are
+highlighted; each fan in the panel is numbered and the tiles behind it carry that number (one label
+for neighbouring tiles behind the same fans), so every fan can be traced back to tiles in the photo.
+Labels are drawn after every line and placed so that none covers another (`LabelPlacer`).
 
 Chinese fan names need a CJK font (Debian: fonts-wqy-microhei or fonts-noto-cjk). Without one
 the panel shows the English names only.
@@ -11,6 +13,7 @@ the panel shows the English names only.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,8 @@ CJK_FONTS = (
 )
 LATIN_FONTS = ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)
 
+Rect = tuple[float, float, float, float]
+
 # RGB colours by role.
 COLOURS = {
     "concealed": (40, 160, 255),
@@ -35,6 +40,11 @@ COLOURS = {
     "unassigned": (160, 160, 160),
     "uncertain": (255, 40, 40),
 }
+
+LABEL_PAD = 2  # pixels between a label's text and the edge of its backing
+LANES = 3  # label heights a label may move away from its box, on each side
+# Every label's text is placed by the box of this, so that labels stacked in lanes line up.
+TEXT_EXTENT = "0123456789,?WINmpsz"
 
 
 def _font(size: int, cjk: bool):
@@ -61,42 +71,33 @@ def annotate(image: Any, result: PhotoResult):
     photo = Image.fromarray(pixels)
     scale = max(photo.width, photo.height) / 1000
     size = max(12, round(16 * scale))
-    small, text = _font(size, False), _font(round(size * 1.1), has_cjk_font())
-    width = max(3, round(3 * scale))
+    # Labels and lines follow the tiles' size too: a label much wider than its tile covers its
+    # neighbours' labels, and a thick outline their faces.
+    short = _median_short_side(result)
+    font = _font(size if short is None else max(9, min(size, round(short * 0.35))), False)
+    width = max(1, round(3 * scale) if short is None else min(round(3 * scale), round(short / 20)))
     draw = ImageDraw.Draw(photo)
 
-    fans_of: dict[int, list[int]] = {}
-    for number, indices in enumerate(result.fan_tiles, start=1):
-        for i in indices:
-            fans_of.setdefault(i, []).append(number)
-
     for group in result.groups:
-        if group.kind not in ("chow", "pung", "kong"):
-            continue
-        x1, y1, x2, y2 = _union([result.tiles[i].box for i in group.tiles], pad=width * 2)
-        colour = COLOURS["kong" if group.concealed else "meld"]
-        draw.rectangle((x1, y1, x2, y2), outline=colour, width=width)
-        _label(draw, (x1, y2), group.label, small, colour, "below")
+        if group.kind in ("chow", "pung", "kong"):
+            colour = COLOURS["kong" if group.concealed else "meld"]
+            outline = _union([result.tiles[i].box for i in group.tiles], pad=width * 2)
+            draw.rectangle(outline, outline=colour, width=width)
+    # Uncertain and winning tiles last, so that no neighbour's outline crosses theirs.
+    for tile in sorted(result.tiles, key=lambda t: t.uncertain or t.role == "winning"):
+        thick = tile.uncertain or tile.role == "winning"
+        draw.rectangle(tile.box, outline=_tile_colour(result, tile), width=width * (2 if thick else 1))
+        if tile.uncertain and tile.role == "winning":  # gold stays the winning tile's mark
+            draw.rectangle(_union([tile.box], pad=-width * 2), outline=COLOURS["uncertain"], width=width)
+    for tiles, _ in _fan_runs(result):
+        if len(tiles) > 1 and not _whole_meld(result, tiles):  # the tiles one fan label stands for
+            points = [((b[0] + b[2]) / 2, b[3] + width) for b in (result.tiles[i].box for i in tiles)]
+            draw.line(points, fill=(255, 255, 255), width=width)
+    # Labels after every line, so that no outline hides a character.
+    for label in photo_labels(result, photo.size, font, meld_pad=width * 2):
+        _draw_label(draw, label, font)
 
-    for i, tile in enumerate(result.tiles):
-        colour = COLOURS["uncertain"] if tile.uncertain else COLOURS.get(tile.role, COLOURS["unassigned"])
-        if tile.role == "meld" and result.groups[tile.group].concealed:
-            colour = COLOURS["kong"]
-        box = tile.box
-        draw.rectangle(box, outline=colour, width=width * (2 if tile.uncertain or tile.role == "winning" else 1))
-        if tile.detected == BACK and tile.code != BACK:  # a face-down kong tile shows its kong's code
-            name = f"{tile.code} down"
-        elif tile.code != tile.detected:  # the reader chose another code than the detector's first
-            name = f"{tile.code}?{tile.detected}"
-        else:
-            name = tile.code
-        if tile.role == "winning":
-            name = f"WIN {name}"
-        others = [t.box for j, t in enumerate(result.tiles) if j != i]
-        _label(draw, (box[0], box[1]), name, small, colour, "above", others)
-        if i in fans_of:
-            _label(draw, (box[0], box[3]), ",".join(map(str, fans_of[i])), small, (255, 255, 255), "inside")
-
+    text, small = _font(round(size * 1.1), has_cjk_font()), _font(size, False)
     panel = _panel(result, photo.height, text, small, scale)
     canvas = Image.new("RGB", (photo.width + panel.width, max(photo.height, panel.height)), (24, 24, 24))
     canvas.paste(photo, (0, 0))
@@ -104,14 +105,174 @@ def annotate(image: Any, result: PhotoResult):
     return canvas
 
 
-def label_top(corner, width: float, height: float, others) -> float:
-    """Where a label `width` x `height` at a box's top-left `corner` starts: above the box, unless
-    that strip lies on one of the `others` boxes (a tile of the row behind, or of a tightly packed
-    set), whose code it would seem to be; then just inside the box's top."""
-    x1, y1 = corner
-    strip = (x1, y1 - height, x1 + width, y1)
-    lies_on = any(strip[0] < o[2] and o[0] < strip[2] and strip[1] < o[3] and o[1] < strip[3] for o in others)
-    return y1 if lies_on or strip[1] < 0 else strip[1]
+@dataclass(frozen=True)
+class Label:
+    text: str
+    colour: tuple[int, int, int]
+    rect: Rect  # its dark backing, in photo pixels
+
+
+def photo_labels(result: PhotoResult, size: tuple[int, int], font, meld_pad: float = 0) -> list[Label]:
+    """Where each label of `result` goes on a photo of `size`, none over another; melds are
+    outlined `meld_pad` pixels outside their tiles.
+
+    Each tile's code goes above it (the winning tile's first, then left to right); a pung or kong
+    whose tiles all read the same is labelled once, on its outline ("6s x4, 2 down"), rather than
+    on each of its tiles; then the meld labels; then one fan label per run of neighbouring tiles
+    of a group that share their fan numbers, below the run's middle.
+    """
+    placer = LabelPlacer(size, [t.box for t in result.tiles])
+    _, top, _, bottom = font.getbbox(TEXT_EXTENT)
+    labels: list[Label] = []
+
+    def add(text: str, colour, anchor: Rect, sides: tuple[str, ...], own=()):
+        left, _, right, _ = font.getbbox(text)
+        rect = placer.place(anchor, right - left + 2 * LABEL_PAD, bottom - top + 2 * LABEL_PAD, sides, own)
+        labels.append(Label(text, colour, rect))
+
+    summaries = {g: _summary(result, group) for g, group in enumerate(result.groups)}
+    # A tile the reader changed keeps its own label, which says so.
+    summarised = {i for g, text in summaries.items() if text for i in result.groups[g].tiles
+                  if "?" not in _tile_name(result.tiles[i])}
+    for i, tile in sorted(enumerate(result.tiles), key=lambda it: (it[1].role != "winning", it[1].box[0])):
+        if i not in summarised:
+            text = f"WIN {_tile_name(tile)}" if tile.role == "winning" else _tile_name(tile)
+            add(text, _tile_colour(result, tile), tile.box, ("above", "below"), [tile.box])
+    for g, group in enumerate(result.groups):
+        if group.kind in ("chow", "pung", "kong"):
+            text = group.label + (f": {summaries[g]}" if summaries[g] else "")
+            colour = COLOURS["kong" if group.concealed else "meld"]
+            outline = _union([result.tiles[i].box for i in group.tiles], pad=meld_pad)
+            add(text, colour, outline, ("below", "above"))
+    for tiles, numbers in _fan_runs(result):
+        if _whole_meld(result, tiles):  # by its outline, as the meld's own label
+            anchor = _union([result.tiles[i].box for i in tiles], pad=meld_pad)
+        else:
+            middle = tiles[(len(tiles) - 1) // 2: len(tiles) // 2 + 1]
+            anchor = _union([result.tiles[i].box for i in middle], pad=0)
+        own = [result.tiles[i].box for i in tiles]
+        add(",".join(map(str, numbers)), (255, 255, 255), anchor, ("below", "above"), own)
+    return labels
+
+
+def _tile_name(tile) -> str:
+    if tile.detected == BACK and tile.code != BACK:  # a face-down kong tile shows its kong's code
+        return f"{tile.code} down"
+    if tile.code != tile.detected:  # the reader chose another code than the detector's first
+        return f"{tile.code}?{tile.detected}"
+    return tile.code
+
+
+def _summary(result: PhotoResult, group) -> str | None:
+    """`6s x4, 2 down` for a pung or kong whose tiles all read the same, else None."""
+    codes = {result.tiles[i].code for i in group.tiles}
+    if group.kind not in ("pung", "kong") or len(codes) != 1:
+        return None
+    down = sum(result.tiles[i].detected == BACK for i in group.tiles)
+    return f"{codes.pop()} x{len(group.tiles)}" + (f", {down} down" if down else "")
+
+
+def _tile_colour(result: PhotoResult, tile) -> tuple[int, int, int]:
+    if tile.role == "winning":
+        return COLOURS["winning"]
+    if tile.uncertain:
+        return COLOURS["uncertain"]
+    if tile.role == "meld" and result.groups[tile.group].concealed:
+        return COLOURS["kong"]
+    return COLOURS.get(tile.role, COLOURS["unassigned"])
+
+
+def _fan_runs(result: PhotoResult) -> list[tuple[list[int], list[int]]]:
+    """(tiles, fan numbers) for each run of neighbouring tiles of one group that share their fan
+    numbers, tiles in their order along the group: one label then stands for the whole run."""
+    fans_of: dict[int, list[int]] = {}
+    for number, indices in enumerate(result.fan_tiles, start=1):
+        for i in indices:
+            fans_of.setdefault(i, []).append(number)
+    runs: list[tuple[list[int], list[int]]] = []
+    for group in result.groups:
+        if not group.tiles:  # a row whose one tile was taken as the winning tile
+            continue
+        x1, y1, x2, y2 = _union([result.tiles[i].box for i in group.tiles], pad=0)
+        centre = (lambda b: b[0] + b[2]) if x2 - x1 >= y2 - y1 else (lambda b: b[1] + b[3])
+        previous = None
+        for i in sorted(group.tiles, key=lambda i: centre(result.tiles[i].box)):
+            if i in fans_of and previous in fans_of and fans_of[i] == fans_of[previous]:
+                runs[-1][0].append(i)
+            elif i in fans_of:
+                runs.append(([i], fans_of[i]))
+            previous = i
+    return runs
+
+
+def _whole_meld(result: PhotoResult, tiles: list[int]) -> bool:
+    group = result.groups[result.tiles[tiles[0]].group]
+    return group.kind in ("chow", "pung", "kong") and len(tiles) == len(group.tiles)
+
+
+class LabelPlacer:
+    """Greedy placement of labels on an image of `size` holding `boxes`, in the order asked.
+
+    A label takes the first spot, in the order of the sides asked and then moving away from its
+    box a label height at a time, that overlaps no label placed before it and no box other than
+    its `own` (a label on another tile's box reads as that tile's); failing that, the spot that
+    overlaps placed labels least, then other boxes least. Spots are shifted to lie inside the
+    image, so no label is cut at an edge.
+    """
+
+    def __init__(self, size: tuple[float, float], boxes):
+        self.width, self.height = size
+        self.boxes = [tuple(b) for b in boxes]
+        self.placed: list[Rect] = []
+
+    def place(self, anchor: Rect, w: float, h: float, sides=("above", "below"), own=()) -> Rect:
+        """The spot for a `w` x `h` label of the box `anchor`, which may cover the faces of the
+        boxes in `own`; it counts as placed from now on."""
+        spots = list(self._spots(anchor, w, h, sides))
+        reach = _union(spots, pad=0)  # only what lies there can overlap a spot
+        labels = [r for r in self.placed if _overlap(r, reach)]
+        own = {tuple(b) for b in own}
+        # The boxes of a tight row or grid overlap at their edges: a label may lie on that much.
+        boxes = [_union([b], pad=-h / 4) for b in self.boxes if b not in own and _overlap(b, reach)]
+        best, best_cost = None, None
+        for spot in spots:
+            cost = (sum(_overlap(spot, r) for r in labels), sum(_overlap(spot, b) for b in boxes))
+            if best_cost is None or cost < best_cost:
+                best, best_cost = spot, cost
+                if cost == (0, 0):
+                    break
+        self.placed.append(best)
+        return best
+
+    def _spots(self, anchor: Rect, w: float, h: float, sides):
+        x1, y1, x2, y2 = anchor
+        xs = ((x1 + x2 - w) / 2, x1, x2 - w)
+        tops = [y1 - h * (lane + 1) if side == "above" else y2 + h * lane
+                for lane in range(LANES) for side in sides]
+        # Inside its box last: the label then covers the face it names. Kept off the box's edges,
+        # which a neighbour's box may overlap: its label may lie there.
+        for y in tops + [y1 + h / 4, y2 - h * 5 / 4]:
+            for x in xs:
+                x = min(max(x, 0), max(self.width - w, 0))
+                y = min(max(y, 0), max(self.height - h, 0))
+                yield (x, y, x + w, y + h)
+
+
+def _overlap(a: Rect, b: Rect) -> float:
+    w, h = min(a[2], b[2]) - max(a[0], b[0]), min(a[3], b[3]) - max(a[1], b[1])
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _draw_label(draw, label: Label, font) -> None:
+    x1, y1, _, _ = label.rect
+    draw.rectangle(label.rect, fill=(0, 0, 0))
+    left, top = font.getbbox(label.text)[0], font.getbbox(TEXT_EXTENT)[1]
+    draw.text((x1 + LABEL_PAD - left, y1 + LABEL_PAD - top), label.text, font=font, fill=label.colour)
+
+
+def _median_short_side(result: PhotoResult) -> float | None:
+    sides = sorted(min(b[2] - b[0], b[3] - b[1]) for b in (t.box for t in result.tiles))
+    return sides[len(sides) // 2] if sides else None
 
 
 def _union(boxes, pad: float) -> tuple[float, float, float, float]:
@@ -121,21 +282,6 @@ def _union(boxes, pad: float) -> tuple[float, float, float, float]:
         max(b[2] for b in boxes) + pad,
         max(b[3] for b in boxes) + pad,
     )
-
-
-def _label(draw, corner, text: str, font, colour, where: str, others=()) -> None:
-    """Text on a dark backing at a box's left corner: `above` a top corner (inside the box when
-    that would lie on one of the `others` boxes), `below` a bottom corner, or `inside` the box
-    just over its bottom corner."""
-    left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
-    w, h = right - left, bottom - top
-    x = corner[0]
-    if where == "above":
-        y = label_top(corner, w + 4, h + 4, others)
-    else:
-        y = {"below": corner[1] + 2, "inside": corner[1] - h - 6}[where]
-    draw.rectangle((x, y, x + w + 4, y + h + 4), fill=(0, 0, 0))
-    draw.text((x + 2 - left, y + 2 - top), text, font=font, fill=colour)
 
 
 def _panel(result: PhotoResult, height: int, text, small, scale: float):

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from scoring.cli import fail
-from vision.annotate import label_top, output_problem
+from vision.annotate import LabelPlacer, output_problem
 from vision.argtypes import number
 from vision.detections import Detection
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
@@ -39,18 +39,25 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
     canvas = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
     # Line and text sizes follow the image so labels stay legible on large photos.
     unit = max(1, round(max(canvas.shape[:2]) / 800))
-    tiles = [d.box for d in detections if d.is_tile]
+    scale = 0.4 * unit
+
+    def colour(det: Detection) -> tuple[int, int, int]:
+        return (40, 200, 40) if det.is_tile else (0, 140, 255)
+
     for det in sorted(detections, key=lambda d: d.confidence):
         x1, y1, x2, y2 = (round(v) for v in det.box)
-        colour = (40, 200, 40) if det.is_tile else (0, 140, 255)
-        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, unit)
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour(det), unit)
+    # Labels after every box, so that no outline hides a character; left to right, each where it
+    # covers no label placed before it and no other tile's box.
+    placer = LabelPlacer((canvas.shape[1], canvas.shape[0]), [d.box for d in detections if d.is_tile])
+    for det in sorted(detections, key=lambda d: d.box[0]):
         label = f"{det.code} {det.confidence:.2f}"
-        scale = 0.4 * unit
-        (tw, th), _ = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, unit)
-        others = [box for box in tiles if box is not det.box]
-        top = round(label_top((x1, y1), tw, th + 2 * unit, others))
-        cv2.rectangle(canvas, (x1, top), (x1 + tw, top + th + 2 * unit), colour, -1)
-        cv2.putText(canvas, label, (x1, top + th + unit), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), unit)
+        (tw, th), baseline = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, scale, unit)
+        spot = placer.place(det.box, tw + 4 * unit, th + baseline + 2 * unit, own=[det.box])
+        x1, y1, x2, y2 = (round(v) for v in spot)
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour(det), -1)
+        cv2.putText(canvas, label, (x1 + 2 * unit, y2 - baseline - unit), cv2.FONT_HERSHEY_SIMPLEX, scale,
+                    (0, 0, 0), unit)
     out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(out), canvas):
         raise OSError(f"cannot write {out}")
