@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
         description="Read mahjong tiles from photos and footage, and score winning hands.",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    # Only the chosen subcommand's module is imported; the others are listed by name.
+    # Only the chosen subcommand's module is imported (`mjlens score` stays light); the list of
+    # commands (`mjlens --help`) imports them all for their one-line HELP (a fraction of a second).
     chosen = next((a for a in argv if not a.startswith("-")), None)
     for name in SUBCOMMANDS:
         if name == chosen:
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
             module.add_arguments(sp)
             sp.set_defaults(_run=module.run)
         else:
-            sub.add_parser(name, help=f"see `mjlens {name} --help`")
+            sub.add_parser(name, help=_load(name).HELP if chosen is None else None)
     args = parser.parse_args(argv)
     if not getattr(args, "_run", None):
         parser.print_help()
