@@ -149,6 +149,8 @@ def test_corrupt_image_gives_422(client):
 
 def test_bad_form_fields_give_422(client):
     assert_error(post_photo(client, png_bytes(), context="{oops"), 422, "malformed_json")
+    # null is no value for a win flag; only the discarder may be left at null (the default seat)
+    assert_error(post_photo(client, png_bytes(), context=json.dumps({"seat_wind": None})), 422, "bad_wind")
     assert_error(post_photo(client, png_bytes(), rules="nope"), 422, "unknown_rules")
     assert_error(client.post("/api/photo", data={"rules": "mcr"}), 422, "invalid_request")
 

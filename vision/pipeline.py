@@ -341,8 +341,9 @@ def check_options(
     if unknown:
         raise PhotoError("bad_input", "bad_context", f"unknown context key(s): {', '.join(sorted(unknown))}; "
                          f"known: {', '.join(CONTEXT_DEFAULTS)}")
-    # A discarder left at None is no fact about the win: the JSON hand leaves it out.
-    full = {k: v for k, v in {**CONTEXT_DEFAULTS, **(context or {})}.items() if v is not None}
+    full = {**CONTEXT_DEFAULTS, **(context or {})}
+    if full["discarder"] is None:  # not given: no fact about the win, so the JSON hand leaves it out
+        del full["discarder"]
     try:
         get_ruleset(rules).make_options(dict(options) if options else None)
         WinContext(**full)
