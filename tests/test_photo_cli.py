@@ -66,7 +66,8 @@ def test_an_annotated_image_that_cannot_be_written_exits_2_before_reading(tmp_pa
     assert exit_code == 2 and result["error"]["code"] == "bad_output_path"
     assert set(result) >= {"ok", "tiles", "groups", "hand", "score", "warnings", "error"} and not result["ok"]
     code = main(["demo", "--out", str(out)])
-    assert code == 2 and "[bad_output_path]" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("mjlens demo: ") and "[bad_output_path]" in err
 
 
 @needs_model
@@ -195,6 +196,17 @@ def test_the_discarder_pays_and_is_named(capsys):
     assert "payments: E -8  S +54  W -8  N -38  (discard from N)" in out and "from=N" in out
     exit_code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), *args, "--discarder", "S")
     assert exit_code == 2 and "[contradictory_flags]" in err
+
+
+
+def test_a_hand_that_pays_nothing_names_no_discarder():
+    from vision.photo_cli import _who_paid
+
+    hand = {"concealed": ["8m", "8m", "6p", "6p", "9p", "4s", "4s", "8s", "8s", "1z", "1z", "5z", "5z"],
+            "winning_tile": "9p", "seat_wind": "S"}
+    assert _who_paid(hand, {"E": 0, "S": 0, "W": 0, "N": 0}) == ""
+    assert _who_paid(hand, {"E": -38, "S": 54, "W": -8, "N": -8}) == "  (discard from E)"
+    assert _who_paid({**hand, "self_drawn": True}, {"E": -1, "S": 3, "W": -1, "N": -1}) == "  (self-drawn)"
 
 
 @needs_trained_model

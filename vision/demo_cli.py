@@ -38,4 +38,4 @@ def run(args: argparse.Namespace) -> int:
     photo_args = parser.parse_args(argv)
     if not args.json:
         print(f"mjlens photo {_shown_path(SAMPLE_IMAGE)} {' '.join(argv)}\n")
-    return run_on(SAMPLE_IMAGE, photo_args)
+    return run_on(SAMPLE_IMAGE, photo_args, prog="mjlens demo")

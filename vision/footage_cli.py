@@ -157,5 +157,5 @@ def run(args: argparse.Namespace) -> int:
           file=sys.stderr)
     failed = [t for t in timelines if t.error]
     for t in failed:
-        print(f"mjlens footage: {t.error['message']} (timeline for it is partial)", file=sys.stderr)
+        fail(PROG, t.error["code"], f"{t.error['message']} (timeline for it is partial)")
     return EXIT_VIDEO_ERROR if failed else EXIT_OK

@@ -30,7 +30,7 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dealer", default="E", choices=WINDS, help="the dealer's seat (default E)")
     parser.add_argument("--discarder", choices=WINDS,
                         help="on a discard win, the seat that discarded the winning tile (default: the seat "
-                             "before the winner's, who pays the most)")
+                             "before the winner's)")
     parser.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
     parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
@@ -75,7 +75,7 @@ def context_from_args(args: argparse.Namespace) -> dict:
     }
 
 
-def run_on(image, args: argparse.Namespace) -> int:
+def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
     """Read, annotate and print; returns the exit code."""
     from vision.annotate import output_problem, save_annotated
     from vision.pipeline import PhotoResult, read_photo
@@ -97,7 +97,7 @@ def run_on(image, args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(PhotoResult(error=exc).to_json(), ensure_ascii=False, indent=1))
             return exc.exit_code
-        return fail(PROG, exc.code, exc.message, exc.exit_code)
+        return fail(prog, exc.code, exc.message, exc.exit_code)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:
@@ -143,7 +143,7 @@ def format_result(result, rules: str) -> str:
         met = "" if score.get("minimum_met", True) else " (below the minimum)"
         lines.append(f"     total {score['total']}{flowers}{met}")
         pay = score.get("payments") or {}
-        lines.append("     payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()) + _who_paid(result.hand))
+        lines.append("     payments: " + "  ".join(f"{s} {v:+d}" for s, v in pay.items()) + _who_paid(result.hand, pay))
     if result.runner_up:
         lines.append(f"runner-up reading (p={result.runner_up['probability']}): total {result.runner_up['total']}")
     for w in result.warnings:
@@ -153,10 +153,13 @@ def format_result(result, rules: str) -> str:
     return "\n".join(lines)
 
 
-def _who_paid(hand: dict | None) -> str:
-    """`  (discard from E)` on a discard win: the payments hang on a seat the photo cannot show."""
-    if not hand or hand.get("self_drawn"):
-        return "  (self-drawn)" if hand else ""
+def _who_paid(hand: dict | None, payments: dict) -> str:
+    """`  (discard from E)` on a discard win that pays: the payments hang on a seat the photo
+    cannot show."""
+    if not hand or not any(payments.values()):
+        return ""
+    if hand.get("self_drawn"):
+        return "  (self-drawn)"
     from scoring.jsonio import hand_from_json
 
     return f"  (discard from {hand_from_json(hand)[1].paying_discarder})"
