@@ -164,6 +164,10 @@ def _run(args: argparse.Namespace) -> int:
         if args.jsonl:
             if args.hand:
                 raise ScoringError("bad_notation", "--jsonl reads hands from stdin; give no hand argument")
+            given = [o for o, v in (("--seat", args.seat), ("--round", args.round), ("--self-drawn", args.self_drawn)) if v]
+            if given:  # each JSON hand carries its own win flags; options applied to none would mislead
+                raise ScoringError("bad_argument", f"{', '.join(given)}: --jsonl takes the win flags from "
+                                                   "each JSON hand; give them there")
             run_jsonl(sys.stdin, sys.stdout, args.rules, options)
             return 0
         if not args.hand:

@@ -19,7 +19,7 @@ ERROR_CODES: dict[str, str] = {
     "bad_wind": "a seat or wind that is not E, S, W or N",
     "bad_option": "an unknown rule-set option or a value of the wrong type",
     "unknown_rules": "a rule-set name that is not registered",
-    "bad_argument": "a Python caller's argument of the wrong type (score() takes a Hand and a WinContext)",
+    "bad_argument": "an argument of the wrong type, or one that does not apply (score() takes a Hand and a WinContext; --jsonl takes no --seat)",
 }
 
 

@@ -153,6 +153,9 @@ def _flags(text: str) -> dict:
         if not eq and key in _BOOL_FLAGS:
             args[_BOOL_FLAGS[key]] = True
         elif eq and key in _WIND_FLAGS:
+            if args.get(_WIND_FLAGS[key], value) != value:  # which one meant? neither silently
+                raise ScoringError("contradictory_flags", f"{key}= is given twice, as {args[_WIND_FLAGS[key]]} "
+                                                          f"and {value}")
             args[_WIND_FLAGS[key]] = value
         else:
             known = ", ".join([*_BOOL_FLAGS, *(f"{k}=E|S|W|N" for k in _WIND_FLAGS)])

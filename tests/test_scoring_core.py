@@ -96,6 +96,21 @@ def _deep_tuple(depth: int) -> tuple:
     return inner
 
 
+def test_jsonl_refuses_win_flag_options_that_would_apply_to_no_hand(capsys):
+    from vision.cli import main
+
+    assert main(["score", "--jsonl", "--seat", "S", "--self-drawn"]) == 2
+    assert capsys.readouterr().err == ("mjlens score: --seat, --self-drawn: --jsonl takes the win flags from each "
+                                       "JSON hand; give them there [bad_argument]\n")
+
+
+def test_a_wind_flag_given_twice_differently_is_refused():
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.parse_notation("123m456m789m5p [EEE] +5p | seat=S seat=N")
+    assert err.value.code == "contradictory_flags" and "seat= is given twice, as S and N" in err.value.message
+    assert scoring.parse_notation("123m456m789m5p [EEE] +5p | seat=S seat=S")[1].seat_wind == "S"
+
+
 def test_jsonl_goes_on_after_json_python_cannot_read():
     """A line nested past Python's recursion limit, or holding a number past its 4300-digit
     limit, is well-formed JSON the decoder still refuses: a bad_json line, then the next hand."""
