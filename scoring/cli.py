@@ -16,7 +16,7 @@ from .errors import ScoringError
 from .hand import WinContext
 from .jsonio import loads
 from .result import BELOW_MINIMUM, NOT_WINNING, Result
-from .rules import available_rulesets, counted, get_ruleset, refused_forms_text
+from .rules import available_rulesets, flowers_text, get_ruleset, refused_forms_text
 
 HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
 PROG = "mjlens score"
@@ -114,7 +114,7 @@ def format_table(result: Result, hand_text: str) -> str:
             lines.append("  " + "  ".join(_pad(row[k], widths[k]) if k < 3 else row[k] for k in range(4)))
     if any(f.provisional for f in result.fans):
         lines.append(PROVISIONAL_NOTE)
-    flowers = f" ({counted(result.flowers, 'flower')}, {rules.flower_note(result)})" if result.flowers else ""
+    flowers = f" ({flowers_text(result.rules, result.flowers, result.breakdown)})" if result.flowers else ""
     lines.append(f"Total: {result.total}{flowers}")
     if rules.summary:
         lines.append(rules.summary(result))

@@ -183,6 +183,8 @@ def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
     result = json.loads(out)
     assert exit_code == 0 and sorted(result["hand"]["flowers"]) == ["3f", "7f"]
     assert result["score"]["flowers"] == 2
+    _, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--flowers", "3f,7f")
+    assert f"total {result['score']['total']} (2 flowers, +2 fans)" in out  # as mjlens score says it
     exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--flowers", "none", "--json")
     assert exit_code == 0 and json.loads(out)["hand"]["flowers"] == []
 

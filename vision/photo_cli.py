@@ -12,6 +12,7 @@ import json
 
 from scoring.cli import fail
 from scoring.result import NOT_WINNING
+from scoring.rules import flowers_text
 from vision.photo_errors import PhotoError
 
 HELP = "read the winning hand in a photo and score it (exit 0 scored, 2 bad input, 3 no tiles, 4 no winning hand)"
@@ -139,7 +140,7 @@ def format_result(result, rules: str) -> str:
         width = max((len(en) for _, en, _ in rows), default=0)
         for n, (zh, en, pts) in enumerate(rows, start=1):
             lines.append(f"{n:>3}  {zh}\t{en:<{width}}  {pts:>6}")
-        flowers = f", {score['flowers']} flower(s)" if score.get("flowers") else ""
+        flowers = f" ({flowers_text(rules, score['flowers'], score['breakdown'])})" if score.get("flowers") else ""
         met = "" if score.get("minimum_met", True) else " (below the minimum)"
         lines.append(f"     total {score['total']}{flowers}{met}")
         pay = score.get("payments") or {}

@@ -32,7 +32,8 @@ It defines ``RULESET = RuleSet(...)`` with:
   ``breakdown`` dict (JSON-serialisable).  It must not raise on any valid Hand/WinContext; facts
   that contradict the tiles in a way only this rule set cares about raise ``ScoringError``.
 - ``flowers_alike``: False when some flower scores by which it is, not only by how many there are.
-- ``flower_note(result) -> str``: what the flowers add, for the CLI's total line (``+3 fans``).
+- ``flower_note(breakdown) -> str``: what the flowers add, from the result's breakdown, for the total
+  lines of ``mjlens score`` and ``mjlens photo`` (``+3 fans``; ``flowers_text``).
 - ``shortfall(result) -> str``: required where a hand can fall below the minimum: why it does not
   score, in the rule set's own measure (``7 fans without flowers; MCR needs 8.``).
 - optionally ``evaluate_json(hand, context, options) -> dict``: exactly ``evaluate(...).to_json()``,
@@ -74,7 +75,7 @@ class RuleSet:
     # there are counts: a photo reader need not know which flower a tile is to score it
     flowers_alike: bool
     forms: dict[str, str]  # the accepted hand forms -> their names in messages (see the contract above)
-    flower_note: Callable[[Result], str] = field(repr=False)
+    flower_note: Callable[[dict], str] = field(repr=False)
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
     summary: Callable[[Result], str] | None = field(default=None, repr=False)
     # why a hand below the minimum does not score; None for a rule set without a minimum
@@ -186,6 +187,11 @@ def _ruleset(name: str) -> RuleSet:
             "unknown_rules", f"unknown rule set {name!r}; available: {', '.join(available_rulesets())}"
         )
     return importlib.import_module(f"{__name__}.{name}").RULESET
+
+
+def flowers_text(rules: str, flowers: int, breakdown: dict) -> str:
+    """`3 flowers, +3 fans`: how many flowers and what they add, in the rule set's measure."""
+    return f"{counted(flowers, 'flower')}, {get_ruleset(rules).flower_note(breakdown)}"
 
 
 def counted(n: int, noun: str) -> str:

@@ -402,9 +402,9 @@ def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callab
                        tuple(unit_codes))
 
 
-def flower_note(result: Result) -> str:
+def flower_note(breakdown: dict) -> str:
     """What the flowers add to the total: a fan each."""
-    return "+" + counted(result.breakdown["flower_points"], "fan")
+    return "+" + counted(breakdown["flower_points"], "fan")
 
 
 def shortfall(result: Result) -> str:

@@ -208,6 +208,6 @@ def summary(result: Result) -> str:
             f"{b['flower_points']}; × 2^{b['fans']}{limit}")
 
 
-def flower_note(result: Result) -> str:
+def flower_note(breakdown: dict) -> str:
     """What the flowers add: points to the basic points, before the doubling."""
-    return "+" + counted(result.breakdown["flower_points"], "basic point")
+    return "+" + counted(breakdown["flower_points"], "basic point")

@@ -236,7 +236,7 @@ def summary(result: Result) -> str:
             f"a {b['won_by'].replace('_', '-')} win needs {b['line']} at edition {b['edition']}, level {b['level']}")
 
 
-def flower_note(result: Result) -> str:
+def flower_note(breakdown: dict) -> str:
     """Flowers are counted in the result but score nothing."""
     return "no points"
 
