@@ -343,6 +343,95 @@ def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile(page
     expect(page.locator("#warnings")).not_to_contain_text("--winning-tile")
 
 
+def payments_line(result, note):
+    """The score card's payments line for `result`, an answer of scoring.score_json."""
+    pay = result["payments"]
+    return "Payments: " + "  ".join(f"{w} {pay[w]:+d}" if pay[w] else f"{w} 0" for w in "ESWN") + f" ({note})"
+
+
+def photo_contexts(page) -> list:
+    """The `context` of every photo the page sends to be read from now on.
+
+    Read on the way through a route: Chromium reports no body for a request that uploads a file.
+    """
+    contexts = []
+
+    def note(route):
+        form = route.request.post_data_buffer
+        contexts.append(json.loads(re.search(rb'name="context"\r\n\r\n(.*?)\r\n', form, re.S).group(1)))
+        route.continue_()
+
+    page.route("**/api/photo", note)
+    return contexts
+
+
+def sorted_hand(hand):
+    """`hand` with its concealed tiles in order: the page sends them in the photo's order."""
+    return {**hand, "concealed": sorted(hand["concealed"])}
+
+
+def test_by_default_no_discarder_is_sent_and_the_seat_before_the_winner_pays(page, winning_reading):
+    from scoring import score_json
+
+    photos = photo_contexts(page)
+    rescored = []
+    page.on("request", lambda r: rescored.append(r.post_data_json) if "/api/score" in r.url else None)
+    upload_sample(page)
+    hand = winning_reading["hand"]
+    expect(page.locator("#payments")).to_have_text(payments_line(score_json(hand), "discard from E"))  # seat S
+    assert len(photos) == 1 and "discarder" not in photos[0]
+    assert rescored and sorted_hand(rescored[-1]) == sorted_hand(hand)  # no discarder key
+
+
+def test_choosing_the_discarder_rescores_and_the_payments_name_it(page, winning_reading):
+    from scoring import score_json
+
+    upload_sample(page)
+    expect(page.locator("#discarder option[value='S']")).to_be_disabled()  # the winner's own seat
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.select_option("#discarder", "N")
+    from_north = {**winning_reading["hand"], "discarder": "N"}
+    assert sorted_hand(answer.value.request.post_data_json) == sorted_hand(from_north)
+    expect(page.locator("#payments")).to_have_text(payments_line(score_json(from_north), "discard from N"))
+
+    # The photo is read with the situation as set, discarder included.
+    photos = photo_contexts(page)
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.set_input_files("#photo-input", str(SAMPLE))
+    assert [c.get("discarder") for c in photos] == ["N"]
+    assert answer.value.request.post_data_json["discarder"] == "N"
+    expect(page.locator("#payments")).to_have_text(payments_line(score_json(from_north), "discard from N"))
+
+    # North wins now: nobody wins on their own discard, so the choice falls back to the default.
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.select_option("#seat_wind", "N")
+    expect(page.locator("#discarder")).to_have_value("")
+    assert "discarder" not in answer.value.request.post_data_json
+    expect(page.locator("#payments")).to_contain_text("(discard from W)")
+    expect(page.locator("#error")).to_be_hidden()
+
+
+def test_a_self_drawn_win_disables_the_discarder_and_sends_none(page, winning_reading):
+    from scoring import score_json
+
+    upload_sample(page)
+    page.select_option("#discarder", "N")
+    expect(page.locator("#payments")).to_contain_text("(discard from N)")
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.check("#self_drawn")
+    expect(page.locator("#discarder")).to_be_disabled()
+    sent = answer.value.request.post_data_json
+    assert sent["self_drawn"] and "discarder" not in sent
+    expect(page.locator("#payments")).to_have_text(
+        payments_line(score_json({**winning_reading["hand"], "self_drawn": True}), "self-drawn"))
+
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.uncheck("#self_drawn")
+    expect(page.locator("#discarder")).to_be_enabled()
+    assert answer.value.request.post_data_json["discarder"] == "N"  # the choice outlives the self-drawn tick
+    expect(page.locator("#payments")).to_contain_text("(discard from N)")
+
+
 def test_bad_file_shows_a_friendly_error(page, tmp_path):
     bad = tmp_path / "notes.txt"
     bad.write_text("these are not tiles")

@@ -214,7 +214,7 @@ function currentHand() {
 }
 
 function contextFields() {
-  return {
+  const fields = {
     self_drawn: $("self_drawn").checked,
     last_tile: $("last_tile").checked,
     kong_replacement: $("kong_replacement").checked,
@@ -223,6 +223,15 @@ function contextFields() {
     round_wind: $("round_wind").value,
     dealer: $("dealer").value,
   };
+  // No key means the seat before the winner's; the API refuses a discarder on a self-drawn win.
+  const discarder = $("discarder");
+  if (!discarder.disabled && discarder.value) fields.discarder = discarder.value;
+  return fields;
+}
+
+// Who pays for a discard: the chosen seat, else the seat before the winner's (as the API reckons it).
+function discardFrom(hand) {
+  return hand.discarder || WINDS[(WINDS.indexOf(hand.seat_wind) + 3) % 4];
 }
 
 async function rescore() {
@@ -241,7 +250,7 @@ async function rescore() {
       body: JSON.stringify(hand),
     });
     const body = await apiJson(response);
-    if (seq === state.scoreSeq) showScore(body);
+    if (seq === state.scoreSeq) showScore(body, hand);
   } catch (err) {
     if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: err.message } });
   }
@@ -351,7 +360,7 @@ function renderGroups() {
   }
 }
 
-function showScore(result) {
+function showScore(result, hand) {
   const tbody = $("fans").querySelector("tbody");
   tbody.innerHTML = "";
   $("payments").textContent = "";
@@ -381,7 +390,16 @@ function showScore(result) {
     tbody.append(tr);
   }
   if (result.payments) {
-    $("payments").textContent = "Payments: " + WINDS.map((w) => `${w} ${result.payments[w] > 0 ? "+" : ""}${result.payments[w]}`).join("  ");
+    $("payments").textContent = "Payments: " +
+      WINDS.map((w) => `${w} ${result.payments[w] > 0 ? "+" : ""}${result.payments[w]}`).join("  ");
+    // They hang on who discarded, which the photo cannot show: name the seat they assume
+    // (only where someone pays, as `mjlens photo` does).
+    if (WINDS.some((w) => result.payments[w])) {
+      const from = document.createElement("span");
+      from.className = "from";
+      from.textContent = hand.self_drawn ? "(self-drawn)" : `(discard from ${discardFrom(hand)})`;
+      $("payments").append(" ", from);
+    }
   }
 }
 
@@ -519,6 +537,16 @@ function syncFlowerButtons() {
   });
 }
 
+// A self-drawn win has no discarder and nobody wins on their own discard: the API refuses both,
+// so the select never offers them (a choice the seat change rules out falls back to the default).
+function syncDiscarder() {
+  const select = $("discarder");
+  const seat = $("seat_wind").value;
+  select.disabled = $("self_drawn").checked;
+  for (const option of select.options) option.disabled = option.value === seat;
+  if (select.value === seat) select.value = "";
+}
+
 function buildContext() {
   for (const select of document.querySelectorAll("select.wind")) {
     for (const w of WINDS) select.append(new Option(w, w));
@@ -538,8 +566,12 @@ function buildContext() {
     root.append(b);
   }
   syncFlowerButtons();
+  syncDiscarder();
   document.querySelectorAll("#context-section input, #context-section select, #rules").forEach((el) => {
-    el.addEventListener("change", rescore);
+    el.addEventListener("change", () => {
+      syncDiscarder();
+      rescore();
+    });
   });
 }
 
