@@ -45,10 +45,15 @@ def run(args: argparse.Namespace) -> int:
     bad = [k for k in args.layouts if k not in LAYOUT_WEIGHTS]
     if bad or not args.layouts:
         return fail(PROG, "bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
-    if (args.count < 1 or not MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ or args.workers < 1 or args.seed < 0
-            or not 0 <= args.val_fraction <= 1):
-        return fail(PROG, "bad_argument", f"need --count >= 1, {MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}, "
-                    "--workers >= 1, --seed >= 0, 0 <= --val-fraction <= 1 (1: a test set, all validation)")
+    broken = [need for need, ok in (
+        ("--count >= 1", args.count >= 1),
+        (f"{MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}", MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ),
+        ("--workers >= 1", args.workers >= 1),
+        ("--seed >= 0", args.seed >= 0),
+        ("0 <= --val-fraction <= 1 (1: a test set, all validation)", 0 <= args.val_fraction <= 1),  # nan fails
+    ) if not ok]
+    if broken:  # only the ones broken, so the message says which
+        return fail(PROG, "bad_argument", f"need {', '.join(broken)}")
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
                          args.resume)
