@@ -23,7 +23,7 @@ SUJI_KNITTED = "suji_knitted"  # 筋不靠: like KNITTED but suits may share a �
 ORPHANS = "thirteen_orphans"
 # form -> its name in messages; MCR's 组合龙 with a set and a pair is not among them
 FORMS = {form: FORM_NAMES[form] for form in (REGULAR, SEVEN_PAIRS, ORPHANS, KNITTED)} | {
-    SUJI_KNITTED: "suji knitted tiles 筋不靠"}
+    SUJI_KNITTED: "suji knitted tiles 筋不靠 (provisional: off with provisional=false)"}
 
 SET_KINDS = ("chow", "pung", "kong")
 
