@@ -54,7 +54,8 @@ def test_contradictory_flags_exit_2(capsys):
 
 
 
-@pytest.mark.parametrize("name", ["out.txt", "no-suffix", "a-folder.png", "a-file.png/out.png"])
+@pytest.mark.parametrize("name", ["out.txt", "no-suffix", "a-folder.png", "a-file.png/out.png",
+                                  "/proc/mjlens-out.png"])  # no one writes there, root included
 def test_an_annotated_image_that_cannot_be_written_exits_2_before_reading(tmp_path, capsys, name):
     (tmp_path / "a-folder.png").mkdir()
     (tmp_path / "a-file.png").write_bytes(b"")

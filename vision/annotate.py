@@ -12,12 +12,12 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vision.detections import BACK
+from vision.outputs import write_problem
 from vision.pipeline import PhotoResult
 
 CJK_FONTS = (
@@ -343,16 +343,14 @@ OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 
 def output_problem(out: str | Path) -> str | None:
     """Why an annotated image could not be written to `out`, or None: checked before a photo is
-    read, so that a mistyped path costs no work. Missing folders are created when it is saved."""
+    read, so that a mistyped path costs no work (missing folders are created then)."""
     out = Path(out)
     if out.is_dir():
         return f"{out} is a folder; name the image file to write, e.g. {out / 'annotated.png'}"
     if out.suffix.lower() not in OUTPUT_SUFFIXES:
         return f"{out}: the annotated image's name must end in one of {' '.join(OUTPUT_SUFFIXES)}"
-    folder = next(p for p in (out.absolute().parent, *out.absolute().parents) if p.exists())
-    if not folder.is_dir() or not os.access(folder, os.W_OK):
-        return f"{out}: cannot write there ({folder} is not a folder this user can write to)"
-    return None
+    problem = write_problem(out)
+    return problem and f"{out}: cannot write there ({problem})"
 
 
 def save_annotated(image: Any, result: PhotoResult, out: str | Path) -> Path:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from scoring.cli import fail
 from vision.footage import FootageSettings, VideoTimeline
+from vision.outputs import write_problem
 
 HELP = "find the winning hands shown in match videos and write a timeline (JSONL or CSV)"
 PROG = "mjlens footage"
@@ -73,21 +74,13 @@ def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
 def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[tuple[str, str]]:
     """Why the timeline or the frames could not be written, as (code, message), found before any
     video is read (a long run must not fail at its end). Missing folders are created, as for the
-    other commands' outputs. A new --out is opened once to prove it can be written, then removed
-    again."""
+    other commands' outputs."""
     problems = []
     if out is not None:
         if out.is_dir():
             problems.append(("bad_output_path", f"--out {out} is a folder; name a .jsonl or .csv file"))
-        else:
-            existed = out.exists()
-            try:
-                out.parent.mkdir(parents=True, exist_ok=True)
-                out.open("a", encoding="utf-8").close()  # appends nothing
-                if not existed:
-                    out.unlink()
-            except OSError as exc:
-                problems.append(("bad_output_path", f"cannot write --out {out} ({exc})"))
+        elif problem := write_problem(out):
+            problems.append(("bad_output_path", f"cannot write --out {out} ({problem})"))
     if frames_dir is not None:
         if frames_dir.exists() and not frames_dir.is_dir():
             problems.append(("bad_output_path", f"--frames-dir {frames_dir} is a file; name a folder"))

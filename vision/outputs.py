@@ -1,0 +1,21 @@
+"""Whether a command can write an output file, found before its work starts (a long run must not
+fail at its end)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def write_problem(path: Path) -> str | None:
+    """Why `path` cannot be written (an OSError's words), or None. Missing folders are created, as
+    the write would; a file that was not there is opened once and removed again. Trying is the only
+    sure test: permission bits say nothing for root, or for /proc."""
+    existed = path.exists()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.open("ab").close()  # appends nothing
+        if not existed:
+            path.unlink()
+    except OSError as exc:
+        return str(exc)
+    return None
