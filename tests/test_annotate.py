@@ -9,6 +9,7 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, row_detections
 from vision.annotate import COLOURS, LabelPlacer, _font, annotate, photo_labels
+from vision.annotate import _overlap as overlap_area
 from vision.pipeline import read_detections
 
 
@@ -97,3 +98,23 @@ def test_a_label_goes_inside_its_box_rather_than_on_a_neighbour_of_a_grid():
         assert box[0] <= spot[0] and spot[2] <= box[2] and box[1] <= spot[1] and spot[3] <= box[3]
     assert all(spot[3] <= box[1] for box, spot in zip(grid[:6], spots[:6])), "above the first row"
     assert all(spot[1] >= box[3] for box, spot in zip(grid[18:], spots[18:])), "below the last row"
+
+
+def test_the_placer_finds_the_spots_a_search_of_every_box_and_label_finds():
+    # The placer asks only the buckets near a label; it must miss nothing a full search would see.
+    rng = np.random.default_rng(7)
+    boxes = []
+    for x, y in rng.uniform(0, 1200, size=(300, 2)):
+        w, h = rng.uniform(20, 60, size=2)
+        boxes.append((float(x), float(y), float(x + w), float(y + h)))
+    boxes.append((0.0, 0.0, 1300.0, 40.0))  # one box far larger than the rest
+    placer = LabelPlacer((1300, 1300), boxes)
+    placed = []
+    for box in boxes:
+        spot = placer.place(box, 30, 12, own=[box])
+        spots = list(placer._spots(box, 30, 12, ("above", "below")))
+        others = [(b[0] + 3, b[1] + 3, b[2] - 3, b[3] - 3) for b in boxes if b != box]
+        costs = [(sum(overlap_area(s, r) for r in placed), sum(overlap_area(s, b) for b in others)) for s in spots]
+        best = min(costs)
+        assert costs[spots.index(spot)] == pytest.approx(best)
+        placed.append(spot)

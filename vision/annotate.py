@@ -222,18 +222,24 @@ class LabelPlacer:
 
     def __init__(self, size: tuple[float, float], boxes):
         self.width, self.height = size
-        self.boxes = [tuple(b) for b in boxes]
-        self.placed: list[Rect] = []
+        boxes = [tuple(b) for b in boxes]
+        # Buckets a tile or two wide: a label is asked only about what lies near it, so a photo of
+        # 500 tiles does not compare every label with every box and label.
+        sides = sorted(max(b[2] - b[0], b[3] - b[1]) for b in boxes)
+        # (never finer than 1/256 of the image, so one huge box is filed in at most 65k cells)
+        cell = max(sides[len(sides) // 2] * 2 if sides else 64.0, max(size) / 256, 16.0)
+        self.boxes = _Buckets(cell, boxes)
+        self.placed = _Buckets(cell, [])
 
     def place(self, anchor: Rect, w: float, h: float, sides=("above", "below"), own=()) -> Rect:
         """The spot for a `w` x `h` label of the box `anchor`, which may cover the faces of the
         boxes in `own`; it counts as placed from now on."""
         spots = list(self._spots(anchor, w, h, sides))
         reach = _union(spots, pad=0)  # only what lies there can overlap a spot
-        labels = [r for r in self.placed if _overlap(r, reach)]
+        labels = self.placed.near(reach)
         own = {tuple(b) for b in own}
         # The boxes of a tight row or grid overlap at their edges: a label may lie on that much.
-        boxes = [_union([b], pad=-h / 4) for b in self.boxes if b not in own and _overlap(b, reach)]
+        boxes = [_union([b], pad=-h / 4) for b in self.boxes.near(reach) if b not in own]
         best, best_cost = None, None
         for spot in spots:
             cost = (sum(_overlap(spot, r) for r in labels), sum(_overlap(spot, b) for b in boxes))
@@ -241,7 +247,7 @@ class LabelPlacer:
                 best, best_cost = spot, cost
                 if cost == (0, 0):
                     break
-        self.placed.append(best)
+        self.placed.add(best)
         return best
 
     def _spots(self, anchor: Rect, w: float, h: float, sides):
@@ -256,6 +262,35 @@ class LabelPlacer:
                 x = min(max(x, 0), max(self.width - w, 0))
                 y = min(max(y, 0), max(self.height - h, 0))
                 yield (x, y, x + w, y + h)
+
+
+class _Buckets:
+    """Rectangles filed by the grid cells of `cell` px that they touch."""
+
+    def __init__(self, cell: float, rects) -> None:
+        self.cell = cell
+        self.cells: dict[tuple[int, int], list[Rect]] = {}
+        for rect in rects:
+            self.add(rect)
+
+    def _keys(self, rect: Rect):
+        c = self.cell
+        for i in range(int(rect[0] // c), int(rect[2] // c) + 1):
+            for j in range(int(rect[1] // c), int(rect[3] // c) + 1):
+                yield i, j
+
+    def add(self, rect: Rect) -> None:
+        for key in self._keys(rect):
+            self.cells.setdefault(key, []).append(rect)
+
+    def near(self, reach: Rect) -> list[Rect]:
+        """Each filed rectangle that overlaps `reach`, once, in the order filed."""
+        found: dict[int, Rect] = {}
+        for key in self._keys(reach):
+            for rect in self.cells.get(key, ()):
+                if id(rect) not in found and _overlap(rect, reach):
+                    found[id(rect)] = rect
+        return list(found.values())
 
 
 def _overlap(a: Rect, b: Rect) -> float:
