@@ -16,7 +16,7 @@ from .errors import ScoringError
 from .hand import WinContext
 from .jsonio import loads
 from .result import BELOW_MINIMUM, NOT_WINNING, Result
-from .rules import available_rulesets, flowers_text, get_ruleset, refused_forms_text
+from .rules import available_rulesets, flowers_text, get_ruleset, why_not_scored
 
 HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
 PROG = "mjlens score"
@@ -91,19 +91,12 @@ PROVISIONAL_MARK = " *"
 PROVISIONAL_NOTE = "  * provisional: no primary source defines this fan; scored by our own definition"
 
 
-def not_winning(result: Result) -> str:
-    """Why a hand does not win: no shape at all, or shapes that this rule set refuses."""
-    if not result.refused_forms:
-        return "Not a winning hand: the tiles form no complete shape."
-    return (f"Not a winning hand under {get_ruleset(result.rules).plain_title}: "
-            f"{refused_forms_text(result.rules, result.refused_forms)}.")
-
-
 def format_table(result: Result, hand_text: str) -> str:
     rules = get_ruleset(result.rules)
     lines = [f"{hand_text}   [{rules.title}]"]
+    why = why_not_scored(result.rules, result.reason, result.refused_forms, result.breakdown)
     if result.reason == NOT_WINNING:
-        lines.append(not_winning(result))
+        lines.append(why)
         return "\n".join(lines)
     rows = [(f"{f.zh} {f.en}" + (PROVISIONAL_MARK if f.provisional else ""), str(f.points), f"×{f.count}",
              "  ".join(notation.tiles_text(g) for g in f.groups))
@@ -119,7 +112,7 @@ def format_table(result: Result, hand_text: str) -> str:
     if rules.summary:
         lines.append(rules.summary(result))
     if result.reason == BELOW_MINIMUM:
-        lines.append(f"Below the minimum: {rules.shortfall(result)}")
+        lines.append(why)
     lines.append("Payments: " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result.payments.items()))
     return "\n".join(lines)
 

@@ -98,6 +98,13 @@ def test_five_copies_read_is_not_a_winning_hand():
     assert result.hand is not None  # the best reading is still shown
 
 
+def test_a_hand_below_the_minimum_says_what_it_lacks():
+    concealed = ["1m", "2m", "3m", "4m", "5m", "6m", "7p", "8p", "9p", "2s", "3s", "4s", "5s"]
+    result = read_detections(hand_row(concealed, "5s"), rules=RULES)
+    assert result.exit_code == 4 and result.error.code == "below_minimum"
+    assert result.error.message.endswith("below the minimum: 5 fans without flowers; MCR needs 8.")
+
+
 @pytest.mark.parametrize("count", [12, 14])
 def test_thirteen_or_fifteen_tiles_give_a_tile_count_error(count):
     concealed = (CONCEALED + ["9p"])[:count]

@@ -79,6 +79,22 @@ def test_score_endpoint_returns_the_engines_result(client):
     assert response.json()["total"] > 0
 
 
+def test_score_endpoint_says_why_a_hand_does_not_score(client):
+    from scoring import parse_notation
+    from scoring.jsonio import hand_to_json
+
+    pairs = hand_to_json(*parse_notation("113355m7m224466p+7m"))
+    body = client.post("/api/score?rules=shanghai", json=pairs).json()
+    assert body["reason"] == "not_winning"
+    assert body["why"] == ("Not a winning hand under Shanghai old-style: seven pairs is not a winning form "
+                           "there (only four sets and a pair).")
+    low = hand_to_json(*parse_notation("123456m789p234s5s+5s"))
+    body = client.post("/api/score?rules=mcr", json=low).json()
+    assert body["reason"] == "below_minimum" and body["why"].startswith("Below the minimum: ")
+    assert body["why"].endswith("MCR needs 8.")
+    assert "why" not in client.post("/api/score?rules=mcr", json=HAND).json()
+
+
 def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
     assert_error(client.post("/api/score", content=b"{not json", headers={"Content-Type": "application/json"}),
                  422, "malformed_json")

@@ -177,9 +177,13 @@ def test_correcting_a_tile_rescores_and_correcting_back_restores(page, winning_r
     wrong = "7z" if true_code != "7z" else "1z"
 
     winning.click()
-    page.click(f"#picker-tiles button[data-code='{wrong}']")
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.click(f"#picker-tiles button[data-code='{wrong}']")
     expect(page.locator(f"#overlay g[data-tile='{tile}'] text")).to_have_text(wrong)
     expect(page.locator("#score-status")).to_have_class("status bad")
+    body = answer.value.json()  # the page says why, as `mjlens score` does
+    expect(page.locator("#score-status")).to_have_text(body["why"] if body["ok"] else body["error"]["message"])
+    assert page.locator("#score-status").inner_text().startswith(("Not a winning hand", "Below the minimum"))
     assert page.locator("#total").inner_text() != original
 
     page.click(f"#groups .chip[data-tile='{tile}']")

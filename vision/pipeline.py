@@ -652,8 +652,9 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
             f"no reading of the tiles makes a winning hand{why}; the most probable reading is shown",
         )
     elif best.score.get("reason") == "below_minimum":
+        shortfall = get_ruleset(best.score["rules"]).shortfall(best.score["breakdown"])
         result.error = PhotoError(
-            "not_winning", "below_minimum", f"the hand scores {best.score['total']}, below the rule set's minimum"
+            "not_winning", "below_minimum", f"the hand scores {best.score['total']}, below the minimum: {shortfall}"
         )
 
 

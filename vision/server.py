@@ -8,7 +8,8 @@ Endpoints:
     GET  /api/health    liveness plus the rule sets on offer
     GET  /api/rules     the rule sets the scoring engine registers
     POST /api/photo     multipart: `image` (file), `rules`, `context` (JSON object) -> tiles, groups, hand, score
-    POST /api/score     JSON hand (scoring schema) in the body, `?rules=` -> score
+    POST /api/score     JSON hand (scoring schema) in the body, `?rules=` -> score; a hand that does
+                        not score also gets `why`, the sentence `mjlens score` prints for it
 
 Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
 413 upload too big or too many pixels, 415 not an image, 422 malformed JSON / invalid hand or
@@ -286,8 +287,12 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | 
 
 def _score(hand: dict, rules: str) -> dict:
     from scoring import score_json
+    from scoring.rules import why_not_scored
 
-    return score_json(hand, rules=rules)
+    out = score_json(hand, rules=rules)
+    if out.get("ok") and out["reason"]:
+        out["why"] = why_not_scored(out["rules"], out["reason"], out["refused_forms"], out["breakdown"])
+    return out
 
 
 def create_app(settings: ServerSettings | None = None) -> FastAPI:

@@ -34,8 +34,9 @@ It defines ``RULESET = RuleSet(...)`` with:
 - ``flowers_alike``: False when some flower scores by which it is, not only by how many there are.
 - ``flower_note(breakdown) -> str``: what the flowers add, from the result's breakdown, for the total
   lines of ``mjlens score`` and ``mjlens photo`` (``+3 fans``; ``flowers_text``).
-- ``shortfall(result) -> str``: required where a hand can fall below the minimum: why it does not
-  score, in the rule set's own measure (``7 fans without flowers; MCR needs 8.``).
+- ``shortfall(breakdown) -> str``: required where a hand can fall below the minimum: why it does
+  not score, in the rule set's own measure, from the result's breakdown (``7 fans without flowers;
+  MCR needs 8.``).
 - optionally ``evaluate_json(hand, context, options) -> dict``: exactly ``evaluate(...).to_json()``,
   written without building the Result (``scoring.result.fan_json`` / ``result_json`` give the
   forms); ``score_json`` uses it, since every fresh hand it scores would build and then serialise
@@ -61,7 +62,7 @@ from ..decompose import FORM_NAMES, decompositions
 from ..errors import JSON_KINDS, ScoringError, shown
 from ..fans import Fan
 from ..hand import Hand, WinContext, check_consistent
-from ..result import NOT_WINNING, Result
+from ..result import BELOW_MINIMUM, NOT_WINNING, Result
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ class RuleSet:
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
     summary: Callable[[Result], str] | None = field(default=None, repr=False)
     # why a hand below the minimum does not score; None for a rule set without a minimum
-    shortfall: Callable[[Result], str] | None = field(default=None, repr=False)
+    shortfall: Callable[[dict], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)
     evaluate_json: Callable[[Hand, WinContext, Any], dict] | None = field(default=None, repr=False)
 
@@ -166,6 +167,19 @@ def refused_forms_text(rules: str, forms: Sequence[str]) -> str:
     refused = " and ".join(FORM_NAMES[form] for form in forms)
     verb = "is not a winning form" if len(forms) == 1 else "are not winning forms"
     return f"{refused} {verb} there (only {'; '.join(ruleset.forms.values())})"
+
+
+def why_not_scored(rules: str, reason: str | None, refused_forms: Sequence[str], breakdown: dict) -> str | None:
+    """Why a result does not score, as one sentence from its fields (a Result's or its JSON's),
+    for every place that shows a score; None when it scores."""
+    ruleset = get_ruleset(rules)
+    if reason == NOT_WINNING:
+        if not refused_forms:
+            return "Not a winning hand: the tiles form no complete shape."
+        return f"Not a winning hand under {ruleset.plain_title}: {refused_forms_text(rules, refused_forms)}."
+    if reason == BELOW_MINIMUM:
+        return f"Below the minimum: {ruleset.shortfall(breakdown)}"
+    return None
 
 
 def available_rulesets() -> list[str]:

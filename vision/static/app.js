@@ -371,9 +371,7 @@ function showScore(result, hand) {
     return;
   }
   $("total").textContent = `${result.total} 番`;
-  const reasons = { not_winning: "Not a winning hand with these tiles.", below_minimum: "Below the minimum to win." };
-  let status = result.reason ? reasons[result.reason] || result.reason : "";
-  if (!status && result.minimum_met === false) status = reasons.below_minimum;
+  const status = result.why || "";
   $("score-status").textContent = status || "Winning hand.";
   $("score-status").className = status ? "status bad" : "status good";
   for (const fan of result.fans || []) {

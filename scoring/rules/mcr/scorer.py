@@ -407,7 +407,6 @@ def flower_note(breakdown: dict) -> str:
     return "+" + counted(breakdown["flower_points"], "fan")
 
 
-def shortfall(result: Result) -> str:
+def shortfall(b: dict) -> str:
     """Why a hand below the minimum does not score: the minimum counts fans without flowers."""
-    b = result.breakdown
     return f"{counted(b['fan_total'], 'fan')} without flowers; MCR needs {b['minimum']}."

@@ -241,8 +241,7 @@ def flower_note(breakdown: dict) -> str:
     return "no points"
 
 
-def shortfall(result: Result) -> str:
+def shortfall(b: dict) -> str:
     """Why a hand below the line does not score: H against the line for how it was won."""
-    b = result.breakdown
     return (f"hand score H {b['H']} does not reach the {b['won_by'].replace('_', '-')} line "
             f"({b['line']} at edition {b['edition']}, level {b['level']}).")
