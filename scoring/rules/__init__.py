@@ -22,6 +22,9 @@ It defines ``RULESET = RuleSet(...)`` with:
   search's forms (``scoring.decompose.FORM_NAMES``, named as there) and any the rule set finds
   itself.  A hand whose only readings are of other forms does not win; ``RuleSet.score`` then lists
   those forms in the result's ``refused_forms`` (the rule set's ``evaluate`` need not).
+- optionally ``own_forms`` (form -> its plain name) and ``find_own_forms(hand)``: the forms it finds
+  itself and which of them a hand takes, so that the other rule sets can name them when they
+  refuse such a hand.
 - ``evaluate(hand, context, options) -> scoring.result.Result``: score a *validated* hand.  Use
   ``scoring.decompose.decompositions(hand)`` for the readings (none of a form in ``forms`` means the
   result is ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
@@ -53,7 +56,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -83,6 +86,9 @@ class RuleSet:
     shortfall: Callable[[dict], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)
     evaluate_json: Callable[[Hand, WinContext, Any], dict] | None = field(default=None, repr=False)
+    # forms beyond the shared search's, with their plain names, and those a hand's tiles take
+    own_forms: dict[str, str] = field(default_factory=dict)
+    find_own_forms: Callable[[Hand], Iterable[str]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:
@@ -98,10 +104,13 @@ class RuleSet:
         return self.title.partition(" (")[0]
 
     def refused_forms(self, hand: Hand) -> tuple[str, ...]:
-        """The winning forms the hand's tiles take that this rule set does not accept, in
-        FORM_NAMES order."""
+        """The winning forms of any rule set that the hand's tiles take and this one does not
+        accept, in form_names() order."""
         found = {d.form for d in decompositions(hand)}
-        return tuple(form for form in FORM_NAMES if form in found and form not in self.forms)
+        for ruleset in map(get_ruleset, available_rulesets()):
+            if ruleset.find_own_forms is not None:
+                found.update(ruleset.find_own_forms(hand))
+        return tuple(form for form in form_names() if form in found and form not in self.forms)
 
     def make_options(self, values: dict | Any | None = None) -> Any:
         """Options from None (defaults), an options instance, or a dict of field values."""
@@ -164,7 +173,8 @@ def refused_forms_text(rules: str, forms: Sequence[str]) -> str:
     """Why shapes the tiles form do not win under `rules`: `seven pairs is not a winning form there
     (only four sets and a pair)`; the CLI and the photo reader both say it."""
     ruleset = get_ruleset(rules)
-    refused = " and ".join(FORM_NAMES[form] for form in forms)
+    names = form_names()
+    refused = " and ".join(names[form] for form in forms)
     verb = "is not a winning form" if len(forms) == 1 else "are not winning forms"
     return f"{refused} {verb} there (only {'; '.join(ruleset.forms.values())})"
 
@@ -180,6 +190,16 @@ def why_not_scored(rules: str, reason: str | None, refused_forms: Sequence[str],
     if reason == BELOW_MINIMUM:
         return f"Below the minimum: {ruleset.shortfall(breakdown)}"
     return None
+
+
+@lru_cache(maxsize=None)
+def form_names() -> dict[str, str]:
+    """Every winning form of every rule set -> its plain name: the shared search's, then each rule
+    set's own."""
+    names = dict(FORM_NAMES)
+    for ruleset in map(get_ruleset, available_rulesets()):
+        names.update(ruleset.own_forms)
+    return names
 
 
 def available_rulesets() -> list[str]:

@@ -4,8 +4,8 @@ thresholds by edition and level, and the seed's payment table.  See docs/sihai-3
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import Options, evaluate, flower_note, shortfall, summary
-from .shape import FORMS
+from .score import Options, evaluate, flower_note, own_forms, shortfall, summary
+from .shape import FORMS, SUJI_KNITTED, SUJI_KNITTED_NAME
 
 check_fan_table(FANS)
 
@@ -20,4 +20,6 @@ RULESET = RuleSet(
     flower_note=flower_note,
     summary=summary,
     shortfall=shortfall,
+    own_forms={SUJI_KNITTED: SUJI_KNITTED_NAME},
+    find_own_forms=own_forms,
 )

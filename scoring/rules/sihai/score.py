@@ -21,7 +21,7 @@ from ...fans import Fan, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NOT_WINNING, FanScore, Result
 from .fans import CATEGORIES, FANS, SUJI_LINES
-from .shape import FORMS, SUJI_KNITTED
+from .shape import FORMS, KNITTED, SUJI_KNITTED
 
 # Our decisions where the seed is silent (shown in docs/sihai-3.1.md).
 DECISIONS: tuple[str, ...] = (
@@ -135,6 +135,14 @@ def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
     units = tuple(CoreUnit("single", i, (i,), (T.code(i),)) for i, n in enumerate(counts) if n)
     win = T.INDEX[hand.winning_tile]
     return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win), win)]
+
+
+def own_forms(hand: Hand) -> list[str]:
+    """筋不靠 where the hand's tiles take it and not MCR's 全不靠 (which names it already), for
+    the rule sets that refuse such a hand."""
+    if not _suji_knitted(hand, hand.counts) or any(d.form == KNITTED for d in decompositions(hand)):
+        return []
+    return [SUJI_KNITTED]
 
 
 def arrangements(hand: Hand, sit: Situation) -> list[Decomposition]:

@@ -22,8 +22,9 @@ KNITTED = "honours_knitted"  # 全不靠 family: 147/258/369 in three different 
 SUJI_KNITTED = "suji_knitted"  # 筋不靠: like KNITTED but suits may share a 筋 line
 ORPHANS = "thirteen_orphans"
 # form -> its name in messages; MCR's 组合龙 with a set and a pair is not among them
+SUJI_KNITTED_NAME = "suji knitted tiles 筋不靠"
 FORMS = {form: FORM_NAMES[form] for form in (REGULAR, SEVEN_PAIRS, ORPHANS, KNITTED)} | {
-    SUJI_KNITTED: "suji knitted tiles 筋不靠 (provisional: off with provisional=false)"}
+    SUJI_KNITTED: f"{SUJI_KNITTED_NAME} (provisional: off with provisional=false)"}
 
 SET_KINDS = ("chow", "pung", "kong")
 
