@@ -467,6 +467,13 @@ def test_bad_named_flowers_are_bad_input(flowers):
     assert err.value.kind == "bad_input" and err.value.code == "bad_tile_code"
 
 
+def test_win_facts_a_rule_set_cannot_take_are_bad_input_before_reading():
+    with pytest.raises(PhotoError) as err:  # Shanghai's dealer sits East
+        read_detections(hand_row(CONCEALED, "7z"), rules="shanghai", context={"dealer": "S"})
+    assert err.value.kind == "bad_input" and err.value.code == "contradictory_flags"
+    assert read_detections(hand_row(CONCEALED, "7z"), rules="mcr", context={"dealer": "S"}).error is None
+
+
 def test_eight_flowers_with_eight_readings_each_take_distinct_codes():
     # Every flower reads 1f first and the next codes in turn after it; the likeliest distinct
     # assignment gives flower n the n-th code (each its second reading, 1f to the first).

@@ -27,9 +27,10 @@ def test_the_three_rule_sets_are_registered():
 
 
 def _with_seats(rng: random.Random, hand: dict) -> dict:
-    """Vary the dealer and the discarder too: payments depend on both."""
+    """Vary the discarder too: payments depend on it. (The dealer only moves payments under
+    Shanghai old-style, where it sits East: the winner's seat varies who that is.)"""
     seats = [s for s in "ESWN" if s != hand["seat_wind"]]
-    extra = {"dealer": rng.choice("ESWN")}
+    extra = {}
     if not hand["self_drawn"]:
         extra["discarder"] = rng.choice(seats)
     return hand | extra

@@ -65,6 +65,15 @@ def test_dealer_loser_pays_double():
     assert result["payments"] == {"S": 3840, "E": -1920, "W": -960, "N": -960}
 
 
+def test_a_dealer_other_than_east_is_refused():
+    # Seed 4.3: 庄家为东风位. A South dealer would count the wrong seat wind and seat flowers.
+    hand, ctx = scoring.parse_notation("[SSS]345m678p22p88s +8s 2f | seat=S dealer=S")
+    result = scoring.score_json(scoring.hand_to_json(hand, ctx), "shanghai")
+    assert result["ok"] is False and result["error"]["code"] == "contradictory_flags"
+    assert "dealer sits East" in result["error"]["message"]
+    assert _score("[SSS]345m678p22p88s +8s 2f | seat=S dealer=E")["ok"]
+
+
 def test_discarder_pays_all_option():
     text = SEED_COMPUTATIONS["6 (seed 50/800: arithmetic error)"][0]
     # default discarder: the seat before South, East, the dealer: 3 x 960, doubled.

@@ -345,8 +345,11 @@ def check_options(
     if full["discarder"] is None:  # not given: no fact about the win, so the JSON hand leaves it out
         del full["discarder"]
     try:
-        get_ruleset(rules).make_options(dict(options) if options else None)
-        WinContext(**full)
+        ruleset = get_ruleset(rules)
+        ruleset.make_options(dict(options) if options else None)
+        win = WinContext(**full)
+        if ruleset.check_context is not None:
+            ruleset.check_context(win)
     except ScoringError as exc:
         raise PhotoError("bad_input", exc.code, exc.message) from None
     return full

@@ -22,6 +22,9 @@ It defines ``RULESET = RuleSet(...)`` with:
   search's forms (``scoring.decompose.FORM_NAMES``, named as there) and any the rule set finds
   itself.  A hand whose only readings are of other forms does not win; ``RuleSet.score`` then lists
   those forms in the result's ``refused_forms`` (the rule set's ``evaluate`` need not).
+- optionally ``check_context(context)``: raise ``ScoringError`` for win facts this rule set cannot
+  take whatever the tiles (Shanghai: a dealer other than East); checked before any scoring, and by
+  the photo reader before it reads a photo.
 - optionally ``own_forms`` (form -> its plain name) and ``find_own_forms(hand)``: the forms it finds
   itself and which of them a hand takes, so that the other rule sets can name them when they
   refuse such a hand.
@@ -86,6 +89,8 @@ class RuleSet:
     shortfall: Callable[[dict], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)
     evaluate_json: Callable[[Hand, WinContext, Any], dict] | None = field(default=None, repr=False)
+    # raises ScoringError for win facts the rule set cannot take (see the contract above)
+    check_context: Callable[[WinContext], None] | None = field(default=None, repr=False)
     # forms beyond the shared search's, with their plain names, and those a hand's tiles take
     own_forms: dict[str, str] = field(default_factory=dict)
     find_own_forms: Callable[[Hand], Iterable[str]] | None = field(default=None, repr=False)
@@ -147,8 +152,14 @@ class RuleSet:
         """`score` without the cache, for callers that keep their own."""
         return self._score_uncached(hand, context, self.make_options(options))
 
-    def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
+    def check(self, hand: Hand, context: WinContext) -> None:
+        """The facts checked before scoring: the core's, then the rule set's own."""
         check_consistent(hand, context)
+        if self.check_context is not None:
+            self.check_context(context)
+
+    def _score_uncached(self, hand: Hand, context: WinContext, options: Any) -> Result:
+        self.check(hand, context)
         result = self.evaluate(hand, context, options)
         if result.reason == NOT_WINNING:
             refused = self.refused_forms(hand)
@@ -159,7 +170,7 @@ class RuleSet:
     def score_json_uncached(self, hand: Hand, context: WinContext, options: Any = None) -> dict:
         """`score_uncached(...).to_json()`, through evaluate_json where the rule set has one."""
         options = self.make_options(options)
-        check_consistent(hand, context)
+        self.check(hand, context)
         if self.evaluate_json is None:
             out = self.evaluate(hand, context, options).to_json()
         else:

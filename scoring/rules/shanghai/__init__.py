@@ -4,7 +4,7 @@ double.  See docs/shanghai-old.md."""
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import FORMS, Options, evaluate, flower_note, summary
+from .score import FORMS, Options, check_context, evaluate, flower_note, summary
 
 check_fan_table(FANS)
 
@@ -18,4 +18,5 @@ RULESET = RuleSet(
     flowers_alike=False,  # a flower of one's own seat is a fan
     forms=FORMS,
     flower_note=flower_note,
+    check_context=check_context,
 )

@@ -16,6 +16,7 @@ from typing import Any
 
 from ... import tiles as T
 from ...decompose import FORM_NAMES, Decomposition, decompositions
+from ...errors import ScoringError
 from ...fans import Situation
 from ...hand import Hand, WinContext
 from ...result import NOT_WINNING, FanScore, Result
@@ -38,7 +39,8 @@ DECISIONS: tuple[str, ...] = (
     "Only the seat wind's pung is a fan (the seed's 方位字牌); the round wind's is not.",
     "The seed's example 1 does not say which sets were claimed; fully concealed and self-drawn it would "
     "also score 不求人, so our tests claim one chow.",
-    "East is the dealer unless the hand's `dealer` says otherwise; the dealer pays and receives double.",
+    "The dealer sits East (seed 4.3, 庄家为东风位: the seats are named from the dealer), so a hand whose "
+    "`dealer` is another wind is refused (`contradictory_flags`); the dealer pays and receives double.",
 )
 
 WAIT_NAMES = {"pair": "吊麻将头 pair wait", "closed": "嵌张 closed wait", "edge": "边张 edge wait"}
@@ -175,6 +177,14 @@ def _breakdown(r: Reading, ctx: WinContext, opts: Options) -> dict[str, Any]:
         "dealer": ctx.dealer,
         "winner_is_dealer": ctx.dealer == ctx.seat_wind,
     }
+
+
+def check_context(ctx: WinContext) -> None:
+    """The dealer sits East: the seat winds and seat flowers are counted from the dealer, so a
+    South dealer would make both the seat fans and the payments wrong."""
+    if ctx.dealer != "E":
+        raise ScoringError("contradictory_flags", f"under Shanghai old-style the dealer sits East (庄家为东风位), "
+                                                  f"got dealer={ctx.dealer}: give the winner's seat counted from the dealer")
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
