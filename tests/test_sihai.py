@@ -252,6 +252,8 @@ def test_category_rule_keeps_the_higher_fan(lower, higher):
     ("混幺九", "混全单", POSITIVE["混幺九"]),
     ("混幺九", "混全单", POSITIVE["十三幺"]),
     ("清幺九", "全单", POSITIVE["清幺九"]),
+    ("全双", "断幺", POSITIVE["全双"]),
+    ("全双", "断幺", "22m44m66p88p22s44s6s +6s"),
 ])
 def test_fans_that_replace_a_fan_of_another_category(fan, replaced, text):
     """The replaced fan applies to the hand (its predicate holds) but is not counted."""
@@ -261,6 +263,26 @@ def test_fans_that_replace_a_fan_of_another_category(fan, replaced, text):
     assert list(FANS[replaced].detect(best_arrangement(sit).decomposition, sit))
     names = _names(_score(text))
     assert fan in names and replaced not in names
+
+
+# The seed's table of all-pungs hands (section 3: 番种 / 计分 / 合计), one hand per row: each
+# total is the row's, with no other fan beside (断幺 and 混全单 are replaced where the row leaves
+# them out).
+SEED_ALL_PUNGS_LADDER = [
+    ("对对和", "111m444p777s222p5s +5s", 30),
+    ("混全单", "111m333p555sEEE9p +9p", 50),
+    ("混一色对对和", "111m444m777mSSS2m +2m", 60),
+    ("混全双", "222m444p666sSSS8m +8m", 60),
+    ("全单", "111m333p555s777m9p +9p", 90),
+    ("混幺九", "111m999pSSSWWW9s +9s", 110),
+    ("全双", "222m444p666s888m2p +2p", 110),
+    ("清一色对对和", "111m444m777m999m2m +2m", 90),
+]
+
+
+@pytest.mark.parametrize(("row", "text", "total"), SEED_ALL_PUNGS_LADDER)
+def test_the_seeds_all_pungs_ladder(row, text, total):
+    assert _score(text)["total"] == total, row
 
 
 # ---------------------------------------------------------------- the seed's special definitions

@@ -411,7 +411,9 @@ def _all_odd(s: Shape) -> Hit | None:
     return _whole(s, _no_honours(s) and _ranks_within(s, (1, 3, 5, 7, 9)))
 
 
-@fan("全双", "All Even", 80, "序数/单双", "seed", "Even number tiles only, no honours.")
+@fan("全双", "All Even", 80, "序数/单双", "seed",
+     "Even number tiles only, no honours. Replaces 断幺, which every even tile makes (the seed "
+     "counts 全双 对对和 as 30 + 80).", excludes=("all_simples",))
 def _all_even(s: Shape) -> Hit | None:
     return _whole(s, _no_honours(s) and _ranks_within(s, (2, 4, 6, 8)))
 
