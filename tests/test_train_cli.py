@@ -94,7 +94,7 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     assert capsys.readouterr().err == "mjlens train: --data is required unless --resume or --ship-from [no_data]\n"
     missing = tmp_path / "none.pt"
     assert main(["train", "--ship-from", str(missing)]) == 2
-    assert capsys.readouterr().err == f"mjlens train: {missing} does not exist [no_checkpoint]\n"
+    assert capsys.readouterr().err == f"mjlens train: --ship-from {missing} is not a file [no_checkpoint]\n"
 
     def failing(args):
         raise FileNotFoundError("no train images left")
@@ -102,6 +102,36 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     monkeypatch.setattr(train_cli, "train", failing)
     assert main(["train", "--resume", "--project", str(tmp_path)]) == 1
     assert capsys.readouterr().err == "mjlens train: no train images left [train_failed]\n"
+
+
+def test_checkpoints_and_outputs_are_checked_before_ultralytics_loads(tmp_path, capsys, monkeypatch):
+    from vision.cli import main
+
+    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    notes = tmp_path / "notes.json"
+    notes.write_text("{}")
+    data = tmp_path / "data.yaml"
+    data.write_text("train: images/train\nval: images/val\n")
+    for argv, message in [
+        (["--ship-from", str(tmp_path)], f"--ship-from {tmp_path} is not a file [no_checkpoint]"),
+        (["--ship-from", str(notes)], f"--ship-from {notes} is not an ultralytics .pt checkpoint [no_checkpoint]"),
+        (["--data", str(data), "--init", str(tmp_path / "none.pt")], f"--init {tmp_path / 'none.pt'} is not a file [bad_data]"),
+        (["--data", str(data), "--out", str(notes / "x.onnx")], f"cannot write --out {notes / 'x.onnx'}: "),
+    ]:
+        assert main(["train", *argv]) == 2, argv
+        assert capsys.readouterr().err.startswith(f"mjlens train: {message}"), argv
+
+
+def test_a_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
+    pytest.importorskip("ultralytics")
+    from vision.cli import main
+
+    garbage = tmp_path / "weights.pt"
+    garbage.write_bytes(b"{not a pickle")
+    assert main(["train", "--ship-from", str(garbage), "--out", str(tmp_path / "out.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"mjlens train: {garbage} is not an ultralytics checkpoint (") and err.endswith("[train_failed]\n")
+    assert not (tmp_path / "out.onnx").exists()
 
 
 @pytest.mark.parametrize("option, value, message", [

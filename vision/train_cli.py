@@ -16,6 +16,7 @@ from pathlib import Path
 
 from scoring.cli import fail
 from vision.argtypes import number, whole
+from vision.outputs import write_problem
 
 HELP = "train the tile detector (ultralytics) and export it to models/"
 PROG = "mjlens train"
@@ -186,8 +187,11 @@ def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Pa
         # Copy first: a running training rewrites its checkpoints every epoch.
         local = Path(tmp) / "model.pt"
         shutil.copy2(checkpoint, local)
-        strip_optimizer(local)  # keeps the EMA weights, drops optimizer state, halves floats
-        model = YOLO(str(local))
+        try:
+            strip_optimizer(local)  # keeps the EMA weights, drops optimizer state, halves floats
+            model = YOLO(str(local))
+        except Exception as exc:  # ultralytics says "not a loadable checkpoint" in a TypeError, among others
+            raise ValueError(f"{checkpoint} is not an ultralytics checkpoint ({type(exc).__name__})") from None
         names = [model.names[i] for i in range(len(model.names))]
         if names != list(CLASS_NAMES):
             raise ValueError(f"{checkpoint} has classes {names[:5]}..., not vision.detections.CLASS_NAMES")
@@ -219,18 +223,44 @@ def _data_problem(data: Path) -> str | None:
     return None
 
 
+def _checkpoint_problem(flag: str, path: Path) -> str | None:
+    if not path.is_file():
+        return f"{flag} {path} is not a file"
+    if path.suffix != ".pt":
+        return f"{flag} {path} is not an ultralytics .pt checkpoint"
+    return None
+
+
+def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
+    """(code, message) for the first argument that would fail only after ultralytics loaded, or
+    after hours of training (the output)."""
+    if args.ship_from:
+        problem = _checkpoint_problem("--ship-from", args.ship_from)
+        if problem:
+            return "no_checkpoint", problem
+    elif not args.resume:
+        if not args.data:
+            return "no_data", "--data is required unless --resume or --ship-from"
+        problem = _data_problem(args.data) or (
+            None if args.init == "scratch" else _checkpoint_problem("--init", Path(args.init)))
+        if problem:
+            return "bad_data", problem
+    if not (args.no_ship and not args.ship_from):
+        problem = write_problem(args.out)
+        if problem:
+            return "bad_output_path", f"cannot write --out {args.out}: {problem}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
+    problem = _input_problem(args)
+    if problem:
+        return fail(PROG, *problem)
     try:
         if args.ship_from:
             checkpoint = args.ship_from
         else:
-            if not args.resume:
-                if not args.data:
-                    return fail(PROG, "no_data", "--data is required unless --resume or --ship-from")
-                problem = _data_problem(args.data)
-                if problem:
-                    return fail(PROG, "bad_data", problem)
             checkpoint = train(args)
             if args.no_ship:
                 return 0
@@ -239,5 +269,7 @@ def run(args: argparse.Namespace) -> int:
         onnx_path, pt_path = ship(checkpoint, args.out, args.imgsz)
     except (FileNotFoundError, ValueError) as exc:
         return fail(PROG, "train_failed", str(exc), 1)
+    except RuntimeError as exc:  # ultralytics' own checks of the dataset (images not found ...)
+        return fail(PROG, "train_failed", str(exc).splitlines()[0], 1)
     print(f"shipped {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) and {pt_path}")
     return 0
