@@ -693,8 +693,13 @@ def test_bad_options_are_bad_input(kwargs, code):
     "detections",
     [None, "1m", [None], [{"box": (0, 0, 40, 56), "code": "1m"}],
      [Detection((0.0, 0.0, float("nan"), 56.0), "1m", 0.9)], [Detection((0.0, 0.0, 40.0, 56.0), "1x", 0.9)],
-     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 1.5)], [Detection((40.0, 0.0, 0.0, 56.0), "1m", 0.9)]],
-    ids=["none", "string", "list-of-none", "dicts", "nan-box", "unknown-code", "confidence-over-1", "x2-before-x1"],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 1.5)], [Detection((40.0, 0.0, 0.0, 56.0), "1m", 0.9)],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, (("1m", "x"),))],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, (("9x", 0.9),))],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, ("1m",))],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, not_a_tile="0.2")]],
+    ids=["none", "string", "list-of-none", "dicts", "nan-box", "unknown-code", "confidence-over-1", "x2-before-x1",
+         "alternative-probability-a-string", "alternative-unknown-code", "alternative-not-a-pair", "not-a-tile-a-string"],
 )
 def test_detections_that_are_not_detections_are_bad_input(detections):
     with pytest.raises(PhotoError) as err:

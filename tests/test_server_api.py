@@ -105,6 +105,18 @@ def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
     assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")
 
 
+@pytest.mark.parametrize("code", ["model_missing", "model_corrupt", "model_classes", "model_input", "model_output"])
+def test_unusable_model_files_are_the_servers_fault_503(client, monkeypatch, code):
+    import vision.pipeline
+    from vision.detector import DetectorError
+
+    def broken(*args, **kwargs):
+        raise DetectorError(code, "the shipped model cannot be used")
+
+    monkeypatch.setattr(vision.pipeline, "read_photo", broken)
+    assert_error(post_photo(client, png_bytes()), 503, code)
+
+
 def test_non_images_are_refused_with_415(client):
     assert_error(post_photo(client, b"%PDF-1.4 not a photo", "doc.pdf", "application/pdf"), 415, "not_an_image")
     assert_error(post_photo(client, b"plain text pretending", "x.jpg", "image/jpeg"), 415, "not_an_image")

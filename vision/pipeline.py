@@ -430,15 +430,23 @@ def _as_found(detections: Sequence[Detection] | DetectionSet) -> DetectionSet:
         return detections
     if not isinstance(detections, (list, tuple)) or not all(map(_is_detection, detections)):
         raise PhotoError("bad_input", "bad_detections", "detections must be a list of vision.Detection with "
-                         "finite boxes (x1 <= x2, y1 <= y2), a known code and a confidence from 0 to 1")
+                         "finite boxes (x1 <= x2, y1 <= y2), a known code, a confidence and not_a_tile from 0 "
+                         "to 1, and alternatives as (known code, probability from 0 to 1) pairs")
     return DetectionSet(tuple(detections))
 
 
 def _is_detection(d: Any) -> bool:
-    return (isinstance(d, Detection) and d.code in CLASS_NAMES and len(d.box) == 4
-            and all(isinstance(v, numbers.Real) and math.isfinite(v) for v in d.box)
+    return (isinstance(d, Detection) and d.code in CLASS_NAMES and isinstance(d.box, (list, tuple))
+            and len(d.box) == 4 and all(isinstance(v, numbers.Real) and math.isfinite(v) for v in d.box)
             and d.box[0] <= d.box[2] and d.box[1] <= d.box[3]
-            and isinstance(d.confidence, numbers.Real) and 0.0 <= d.confidence <= 1.0)
+            and _is_probability(d.confidence) and _is_probability(d.not_a_tile)
+            and isinstance(d.alternatives, (list, tuple))
+            and all(isinstance(a, (list, tuple)) and len(a) == 2 and a[0] in CLASS_NAMES and _is_probability(a[1])
+                    for a in d.alternatives))
+
+
+def _is_probability(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and 0.0 <= value <= 1.0
 
 
 def _failed(result: PhotoResult) -> bool:

@@ -14,7 +14,8 @@ Endpoints:
 Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
 413 upload too big or too many pixels, 415 not an image, 422 malformed JSON / invalid hand or
 context / damaged image, 429 too many requests waiting, 408 recognition took longer than the
-request time limit; 503 only when the detector weights are not installed at all.
+request time limit; 503 when the model files are missing or unusable (`model_missing`,
+`model_corrupt`, `model_classes`, `model_input`, `model_output`).
 A photo that was read but does not score (no tiles, not a winning hand) is a 200 answer with
 `ok: false` and the tiles that were read, so the page can show them for correcting.
 Recognition and scoring are CPU-bound, so they run in a bounded thread pool: the event loop stays
@@ -230,9 +231,9 @@ _PIPELINE_INPUT_ERRORS: dict[str, tuple[int, str]] = {
     "empty_file": (415, "not_an_image"),
     "image_too_large": (413, "too_many_pixels"),
     "image_too_small": (422, "image_too_small"),
-    "model_missing": (503, "model_missing"),
-    "model_corrupt": (503, "model_missing"),
 }
+# A model_* code (missing, corrupt, wrong classes, input or output) is the server's fault: 503.
+MODEL_ERROR_PREFIX = "model_"
 
 
 def _parse_json_object(text: str | bytes, what: str) -> dict:
@@ -278,7 +279,8 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | 
             image["preview"] = preview_data_url(photo)
         result = read_photo(photo, rules=rules, context=context, winning_tile=winning_tile)
     except (PhotoError, DetectorError) as exc:  # unusable input or options; "no tiles"/"not winning" are results
-        status, code = _PIPELINE_INPUT_ERRORS.get(exc.code, (422, exc.code))
+        status, code = _PIPELINE_INPUT_ERRORS.get(
+            exc.code, (503 if exc.code.startswith(MODEL_ERROR_PREFIX) else 422, exc.code))
         raise ApiError(status, code, str(exc)) from None
     # HTTP 200 whenever the photo was read: `ok`/`error` in the body say whether it scored, and
     # the tiles are there either way so the page can show them for correcting.
