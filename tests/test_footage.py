@@ -180,8 +180,8 @@ def test_a_frame_whose_hand_does_not_read_is_not_read_again_at_the_other_size(mo
         raise AssertionError("a footage frame was read again at the other size")
 
     short = row_detections(RowSpec(["1m", "2m", "3m", "4m", "5m"]))  # no hand: 5 tiles
-    monkeypatch.setattr(vision.detector, "detect_set",
-                        lambda image, hand_photo=False: DetectionSet(tuple(short), other_size=unwanted))
+    monkeypatch.setattr(vision.detector, "detect_hand",
+                        lambda image: DetectionSet(tuple(short), other_size=unwanted))
     reading = read_frame(np.zeros((700, 1000, 3), np.uint8), FootageSettings(), time=1.0)
     assert reading.hand is None
 

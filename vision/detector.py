@@ -41,6 +41,8 @@ NESTED_TILE_COVER = 0.8  # a tile box this much inside a better one is a duplica
 # tiles are proposed from this lower confidence.
 PROPOSAL_CONF = 0.04
 DEFAULT_CONF = 0.25
+IOU_THRESHOLD = 0.5  # non-maximum suppression between boxes of one family (tiles; groupings)
+MAX_DETECTIONS = 500  # more boxes than any table holds tiles
 # A photo whose tiles come out this small at the model's input (median short side of the sure
 # tile boxes, in input pixels) is read again FINE_SCALE times larger, when it has the pixels.
 # The small tiles of a whole table, or of a hand photographed from afar, are then boxed and read
@@ -534,10 +536,7 @@ def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float, cover_t
 def decode(
     raw: "np.ndarray",
     fit: Letterbox,
-    class_names: tuple[str, ...] = CLASS_NAMES,
     conf_threshold: float = 0.25,
-    iou_threshold: float = 0.5,
-    max_detections: int = 500,
     group_conf_threshold: float | None = None,
 ) -> list[Detection]:
     """Raw YOLO output (4 + classes, anchors) -> detections in original-image pixels.
@@ -549,22 +548,20 @@ def decode(
     """
     import numpy as np
 
-    if raw.ndim != 2 or raw.shape[0] != 4 + len(class_names):
+    if raw.ndim != 2 or raw.shape[0] != 4 + len(CLASS_NAMES):
         raise DetectorError("model_output", f"unexpected model output shape {raw.shape}")
     xywh, scores = raw[:4].T, raw[4:].T
     xyxy = np.concatenate([xywh[:, :2] - xywh[:, 2:] / 2, xywh[:, :2] + xywh[:, 2:] / 2], axis=1)
-    group_columns = np.array([name in GROUP_CLASSES for name in class_names])
+    group_columns = np.array([name in GROUP_CLASSES for name in CLASS_NAMES])
     detections: list[Detection] = []
     group_conf = conf_threshold if group_conf_threshold is None else group_conf_threshold
     for columns, agnostic, threshold in ((~group_columns, True, conf_threshold), (group_columns, False, group_conf)):
-        if not columns.any():
-            continue
         detections += _decode_family(
-            xyxy, scores[:, columns], [n for n, c in zip(class_names, columns) if c],
-            fit, threshold, iou_threshold, agnostic,
+            xyxy, scores[:, columns], [n for n, c in zip(CLASS_NAMES, columns) if c],
+            fit, threshold, IOU_THRESHOLD, agnostic,
         )
     detections.sort(key=lambda d: -d.confidence)
-    return detections[:max_detections]
+    return detections[:MAX_DETECTIONS]
 
 
 def _decode_family(xyxy, scores, names, fit, conf_threshold, iou_threshold, agnostic) -> list[Detection]:
@@ -636,10 +633,8 @@ class Detector:
     """
 
     def __init__(self, model_path: str | Path = DEFAULT_MODEL, conf_threshold: float | None = None,
-                 iou_threshold: float = 0.5, classifier_path: str | Path | None = DEFAULT_CLASSIFIER,
-                 hand_photo: bool = False):
+                 classifier_path: str | Path | None = DEFAULT_CLASSIFIER, hand_photo: bool = False):
         self.model_path = Path(model_path)
-        self.iou_threshold = iou_threshold
         self._session = None
         self._input_name = ""
         self.imgsz = 0
@@ -797,8 +792,7 @@ class Detector:
         raw = self._session.run(None, {self._input_name: tensor})[0][0]
         # Boxes map to the decoded pixels; rescale if the JPEG was decoded at reduced size.
         fit = _rescaled(fit, width, height)
-        return decode(raw, fit, CLASS_NAMES, self.conf_threshold, self.iou_threshold,
-                      group_conf_threshold=self.group_conf_threshold), fit
+        return decode(raw, fit, self.conf_threshold, group_conf_threshold=self.group_conf_threshold), fit
 
 
 def tiles_look_small(detections: Sequence[Detection], fit: Letterbox) -> bool:
@@ -846,18 +840,13 @@ def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
                    scale_x=fit.scale_x * fit.width / width, scale_y=fit.scale_y * fit.height / height)
 
 
-_DETECTORS: dict[tuple[Path, bool], Detector] = {}
+_HAND_DETECTOR: Detector | None = None
 
 
-def detect(image: ImageInput, model_path: str | Path = DEFAULT_MODEL, hand_photo: bool = False) -> list[Detection]:
-    """Detect with a detector cached per model file and kind of photo (the session loads once);
-    `hand_photo`: the photo shows one player's hand (see Detector)."""
-    return list(detect_set(image, model_path, hand_photo).kept)
-
-
-def detect_set(image: ImageInput, model_path: str | Path = DEFAULT_MODEL, hand_photo: bool = False) -> DetectionSet:
-    """`detect`, with the tile boxes the crop classifier rejected beside the kept ones."""
-    key = (Path(model_path).resolve(), hand_photo)
-    if key not in _DETECTORS:
-        _DETECTORS[key] = Detector(key[0], hand_photo=hand_photo)
-    return _DETECTORS[key].detect_set(image)
+def detect_hand(image: ImageInput) -> DetectionSet:
+    """The shipped detector's reading of a photo of one player's hand (see Detector's
+    `hand_photo`), from a detector made once (its session loads once)."""
+    global _HAND_DETECTOR
+    if _HAND_DETECTOR is None:
+        _HAND_DETECTOR = Detector(hand_photo=True)
+    return _HAND_DETECTOR.detect_set(image)

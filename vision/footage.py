@@ -245,9 +245,9 @@ def _one_size(rgb) -> DetectionSet:
     unshaken or sharpened: a frame whose hand does not read is one of many (the hand must read
     alike on `stable_samples` of them), and a second pass on each such frame cost a quarter of the
     throughput (7.2x against 5.5x real time)."""
-    from vision.detector import detect_set
+    from vision.detector import detect_hand
 
-    return replace(detect_set(rgb, hand_photo=True), other_size=None, in_balanced_light=None, unshaken=None,
+    return replace(detect_hand(rgb), other_size=None, in_balanced_light=None, unshaken=None,
                    sharpened=None)
 
 

@@ -414,9 +414,9 @@ def _run_detector(image: Any, detect: Detect | None) -> DetectionSet:
 
     try:
         if detect is None:
-            from vision.detector import detect_set
+            from vision.detector import detect_hand
 
-            return detect_set(image, hand_photo=True)
+            return detect_hand(image)
         return _as_found(detect(image))
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None
