@@ -44,7 +44,7 @@ def test_reader_picks_the_alternative_that_makes_a_winning_hand():
     assert result.hand["concealed"] == CONCEALED
     tile = result.tiles[7]
     assert (tile.code, tile.detected, tile.uncertain) == ("8s", "8p", True)
-    assert any("8s (detector: 8p)" in w for w in result.warnings)
+    assert any("8s (first read as 8p)" in w for w in result.warnings)
     assert result.confidence == pytest.approx(0.35)
 
 

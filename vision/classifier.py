@@ -231,7 +231,7 @@ class TileClassifier:
         return session.run(None, {session.get_inputs()[0].name: batch})[0]
 
     def classify(self, rgb: "np.ndarray", boxes: Sequence[Sequence[float]]) -> list[TileReading]:
-        """Top-3 (code, probability) for each box, best first."""
+        """The TOP_K (code, probability) pairs of each box, best first."""
         return top_k(self.probabilities(rgb, boxes))
 
 

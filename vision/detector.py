@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence, Union
 
+from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
 
 if TYPE_CHECKING:
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from PIL import Image
 
 DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tiles.onnx"
-DEFAULT_CLASSIFIER = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile-classifier.onnx"
 # Above any phone camera's 12-108 MP; a 20000x20000 image (400 MP) is refused before its
 # pixels are decoded. Pillow itself refuses images over ~179 MP at open (reported the same).
 MAX_PIXELS = 150_000_000

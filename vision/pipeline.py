@@ -103,12 +103,13 @@ CONTEXT_DEFAULTS: dict[str, Any] = {
 
 @dataclass(frozen=True)
 class TileResult:
-    """One tile as read: `code` is the hand reader's choice, `detected` the detector's top-1."""
+    """One tile as read: `code` is the hand reader's choice, `detected` the box's first reading
+    (the crop classifiers' codes weighed with the detector's scores, vision.classifier.reread)."""
 
     code: str
     detected: str
     box: tuple[float, float, float, float]
-    confidence: float  # detector probability of `code` (normalised over its top-k)
+    confidence: float  # probability of `code` among the box's listed alternatives
     alternatives: tuple[tuple[str, float], ...]
     role: str  # concealed, winning, meld, flower or unassigned
     group: int | None  # index into PhotoResult.groups
@@ -184,8 +185,8 @@ Detect = Callable[[Any], Sequence[Detection] | DetectionSet]
 
 
 def _uncertain_label(tile: TileResult) -> str:
-    """`6p (detector: 8p)` where the reader chose another code than the detector's first."""
-    return tile.code if tile.code == tile.detected else f"{tile.code} (detector: {tile.detected})"
+    """`6p (first read as 8p)` where the reader chose another code than the box's first reading."""
+    return tile.code if tile.code == tile.detected else f"{tile.code} (first read as {tile.detected})"
 
 
 def read_photo(
@@ -587,7 +588,7 @@ def _unplaced(d: Detection) -> TileResult:
 
 
 def _layout_result(layout: Layout) -> PhotoResult:
-    """Tiles and groups as laid out, codes still the detector's top-1."""
+    """Tiles and groups as laid out, codes still each box's first reading."""
     roles: dict[int, tuple[str, int | None]] = {}
     groups: list[GroupResult] = []
 

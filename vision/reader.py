@@ -1,4 +1,4 @@
-"""Read the hand: pick each tile's code from the detector's top-k so the tiles form a winning hand.
+"""Read the hand: pick each tile's code from its box's top-k readings so the tiles form a winning hand.
 
 The layout (from `vision.grouping`) fixes where every tile goes; this module chooses the codes.
 Readings are enumerated from the most probable down (each tile's alternatives are independent,

@@ -16,13 +16,13 @@ from pathlib import Path
 
 from scoring.cli import fail
 from vision.argtypes import number, whole
+from vision.detector import DEFAULT_MODEL
 from vision.outputs import write_problem
 
 HELP = "train the tile detector (ultralytics) and export it to models/"
 PROG = "mjlens train"
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_ONNX = REPO / "models" / "mjlens-tiles.onnx"
 MODEL_YAML = "yolo11n.yaml"  # ships inside ultralytics; nothing is downloaded
 MAX_SHIPPED_BYTES = 20 * 1024 * 1024
 
@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default="tiles")
     parser.add_argument("--resume", action="store_true", help="continue the run PROJECT/NAME from its last.pt")
     parser.add_argument("--ship-from", type=Path, help="skip training; export this checkpoint")
-    parser.add_argument("--out", type=Path, default=DEFAULT_ONNX, help="ONNX to write (a .pt is written beside it)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_MODEL, help="ONNX to write (a .pt is written beside it)")
     parser.add_argument("--no-ship", action="store_true", help="train only, do not export to models/")
 
 
