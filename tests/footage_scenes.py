@@ -155,7 +155,7 @@ def _write(path: Path, seed: int, width: int, height: int, fps: int = FPS):
 
 def same_tiles(a: dict, b: dict) -> bool:
     """Two JSON hands hold the same tiles in the same melds (context aside)."""
-    from vision.footage import hand_key
+    from vision.reader import hand_key
 
     return hand_key(a) == hand_key(b)
 

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 from vision.footage import (Decoded, FootageSettings, HandTracker, Reading, events_from_readings, frame_name,
-                            hand_key, iter_frames)
+                            iter_frames)
+from vision.reader import hand_key
 
 HAND_A = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
           "melds": [], "winning_tile": "5p", "flowers": []}
@@ -189,6 +190,17 @@ def test_a_frame_whose_hand_does_not_read_is_not_read_again_at_the_other_size(mo
 def footage(*arguments) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "vision.cli", "footage", *map(str, arguments), "--no-progress"],
                           capture_output=True, text=True, timeout=120)
+
+
+def test_every_bad_argument_is_reported_in_one_run(tmp_path):
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"")
+    run = footage(video, "--stable", "0", "--seat", "Q", "--rules", "nope")
+    assert run.returncode == 2
+    codes = [line.rsplit("[", 1)[1] for line in run.stderr.splitlines()]
+    assert codes == ["unknown_rules]", "bad_argument]"], run.stderr
+    run = footage(video, "--stable", "0", "--seat", "Q")
+    assert [line.rsplit("[", 1)[1] for line in run.stderr.splitlines()] == ["bad_argument]", "bad_wind]"]
 
 
 @pytest.mark.parametrize("every", [0, -1, float("nan"), float("inf"), 1e-320])

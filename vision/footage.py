@@ -14,7 +14,6 @@ early and are reported in `VideoTimeline.error` beside the events found so far);
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import DetectionSet
+from vision.reader import hand_key
 
 # A container's frame count can be a few frames off; a video that stops sooner than this many
 # seconds before its announced end is reported as cut short.
@@ -94,19 +94,6 @@ class VideoTimeline:
     error: dict | None = None  # {"code", "message"} when the video could not be read to the end
 
 
-def hand_key(hand: dict) -> str:
-    """The tiles of a hand, in an order-independent form: two readings of one hand compare equal."""
-    melds = sorted(json.dumps({"kind": m.get("kind"), "tiles": sorted(m.get("tiles", [])),
-                               "concealed": bool(m.get("concealed"))}, sort_keys=True)
-                   for m in hand.get("melds", []))
-    return json.dumps({
-        "concealed": sorted(hand.get("concealed", [])),
-        "melds": melds,
-        "winning_tile": hand.get("winning_tile"),
-        "flowers": sorted(hand.get("flowers", [])),
-    }, sort_keys=True)
-
-
 class HandTracker:
     """Turns the stream of readings into events (see the module docstring for the rules)."""
 
@@ -114,7 +101,7 @@ class HandTracker:
         self.stable_samples = stable_samples
         self.forget_samples = forget_samples
         self._run: list[Reading] = []  # current run of identical readings (first few kept)
-        self._run_key: str | None = None
+        self._run_key: tuple | None = None
         self._run_length = 0
         self._reported = False  # a hand was reported and the table has not been cleared since
         self._cleared = 0  # consecutive samples without any complete hand

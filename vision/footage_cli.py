@@ -108,17 +108,17 @@ def run(args: argparse.Namespace) -> int:
         problems.append(("bad_output_path", "--out must end in .jsonl or .csv"))
     if args.address and args.engine != "ray":
         problems.append(("bad_argument", "--address only applies with --engine ray"))
+    context = {"seat_wind": args.seat, "round_wind": args.round_wind}
     try:
-        settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable,
-                                   context={"seat_wind": args.seat, "round_wind": args.round_wind})
+        settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable, context=context)
     except ValueError as exc:
         problems.append(("bad_argument", str(exc)))
-    if not problems:
+    if args.rules in available_rulesets():
         from vision.photo_errors import PhotoError
         from vision.pipeline import check_options
 
         try:
-            check_options(args.rules, settings.context, None)
+            check_options(args.rules, context, None)
         except PhotoError as exc:
             problems.append((exc.code, exc.message))
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:

@@ -17,6 +17,7 @@ import heapq
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
+from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
 from vision.detections import BACK, TILE_CODES
@@ -166,10 +167,10 @@ def read_hand(
         scored.append((prob, _score_key(reading.score)))
         if best is None or rank > best_rank:
             rivals = [(r, k) for r, k in ((best, best_rank), (runner_up, runner_up_rank))
-                      if r is not None and _hand_key(r.hand) != _hand_key(reading.hand)]
+                      if r is not None and hand_key(r.hand, flowers=False) != hand_key(reading.hand, flowers=False)]
             runner_up, runner_up_rank = max(rivals, key=lambda rk: rk[1], default=(None, 0.0))
             best, best_rank = reading, rank
-        elif _hand_key(reading.hand) != _hand_key(best.hand) and rank > runner_up_rank:
+        elif hand_key(reading.hand, flowers=False) != hand_key(best.hand, flowers=False) and rank > runner_up_rank:
             runner_up, runner_up_rank = reading, rank
     if runner_up is not None and runner_up_rank < CLOSE_RUNNER_UP * best_rank:
         runner_up = None
@@ -721,6 +722,10 @@ def _score_key(score: Mapping[str, object]) -> tuple:
     return score.get("total"), tuple(sorted((f["key"], f["count"]) for f in score.get("fans", ())))
 
 
-def _hand_key(hand: Mapping[str, object]) -> tuple:
-    melds = sorted((m["kind"], tuple(sorted(m["tiles"])), m["concealed"]) for m in hand["melds"])
-    return (tuple(sorted(hand["concealed"])), tuple(melds), hand["winning_tile"])
+def hand_key(hand: Mapping[str, Any], flowers: bool = True) -> tuple:
+    """The tiles of a hand in an order-independent form: two readings of one hand compare equal.
+    Without `flowers`, readings that differ only in which flower a tile is compare equal too."""
+    melds = sorted((m.get("kind"), tuple(sorted(m.get("tiles", []))), bool(m.get("concealed")))
+                   for m in hand.get("melds", []))
+    key = (tuple(sorted(hand.get("concealed", []))), tuple(melds), hand.get("winning_tile"))
+    return key + (tuple(sorted(hand.get("flowers", []))),) if flowers else key
