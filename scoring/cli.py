@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
         get_ruleset(args.rules).make_options(options)  # reject bad options before any hand
         if args.jsonl:
             if args.hand:
-                raise ScoringError("bad_notation", "--jsonl reads hands from stdin; give no hand argument")
+                raise ScoringError("bad_argument", "--jsonl reads hands from stdin; give no hand argument")
             given = [o for o, v in (("--seat", args.seat), ("--round", args.round), ("--self-drawn", args.self_drawn)) if v]
             if given:  # each JSON hand carries its own win flags; options applied to none would mislead
                 raise ScoringError("bad_argument", f"{', '.join(given)}: --jsonl takes the win flags from "

@@ -148,7 +148,8 @@ class Hand:
         conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
         win = _playing_tile(self.winning_tile, "the winning tile")
         if not all(map(isinstance, self.melds, repeat(Meld))):
-            raise TypeError("Hand.melds holds Meld objects")
+            raise ScoringError("bad_argument", "Hand.melds holds scoring.Meld objects, got "
+                                               + ", ".join(sorted({type(m).__name__ for m in self.melds})))
         flw = sorted(map(T.index, self.flowers))
         if flw and not T.is_flower(flw[0]):  # playing tiles sort before flowers
             raise ScoringError("unknown_tile", f"{T.code(flw[0])} in the flowers list is not a flower (1f-8f)")
@@ -186,7 +187,8 @@ class Hand:
     @property
     def has_kong(self) -> bool:
         """A kong was declared (standing tiles never form one): the only source of a kong
-        replacement tile, so the flag `kong_replacement` scores nothing without one."""
+        replacement tile, so 杠上开花 needs one (Shanghai's 杠头开花 also takes a flower's
+        replacement)."""
         return any(m.kind == "kong" for m in self.melds)
 
     @property

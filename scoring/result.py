@@ -6,7 +6,7 @@ JSON form (`Result.to_json()`):
      "fans": [{"key": "full_flush", "zh": "清一色", "en": "Full Flush", "points": 24, "count": 1,
                "tiles": ["1m", ...], "groups": [["1m", "2m", "3m"], ...], "provisional": true?}],
      "breakdown": {...rule-set specific...}, "total": 32, "flowers": 1, "minimum_met": true,
-     "payments": {"E": 120, "S": -40, "W": -40, "N": -40}}
+     "payments": {"E": 120, "S": -40, "W": -40, "N": -40}, "sets": [["1m", "2m", "3m"], ...]}
 
 `winning` says whether the tiles form a winning shape; `reason` is null for a scoring win,
 "not_winning" when they form none (`winning` false), and "below_minimum" when they do (`winning`

@@ -102,6 +102,15 @@ def test_jsonl_refuses_win_flag_options_that_would_apply_to_no_hand(capsys):
     assert main(["score", "--jsonl", "--seat", "S", "--self-drawn"]) == 2
     assert capsys.readouterr().err == ("mjlens score: --seat, --self-drawn: --jsonl takes the win flags from each "
                                        "JSON hand; give them there [bad_argument]\n")
+    assert main(["score", "--jsonl", "123m456m789m5p [EEE] +5p"]) == 2
+    assert capsys.readouterr().err.endswith("give no hand argument [bad_argument]\n")
+
+
+def test_a_hand_of_things_that_are_not_melds_is_a_coded_error():
+    hand, _ = scoring.parse_notation("123m456m789m5p [EEE] +5p")
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.Hand(hand.concealed, ("EEE",), hand.winning_tile)
+    assert err.value.code == "bad_argument" and "got str" in err.value.message
 
 
 def test_a_wind_flag_given_twice_differently_is_refused():

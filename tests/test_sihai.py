@@ -428,7 +428,8 @@ def test_provisional_fans_switch_off():
     assert "全称" in _names(on) and next(f for f in on["fans"] if f["zh"] == "全称")["provisional"] is True
     assert all(not FANS[n].provisional for n in _names(off))
     # 筋不靠 is also a hand form: without provisional fans it does not win.
-    assert _score(POSITIVE["筋不靠"], provisional=False)["reason"] == "not_winning"
+    off = _score(POSITIVE["筋不靠"], provisional=False)
+    assert off["reason"] == "not_winning" and off["refused_forms"] == ["suji_knitted"]  # refused by name
 
 
 def test_breakdown_lists_the_counted_category_of_each_fan():

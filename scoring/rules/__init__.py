@@ -17,7 +17,7 @@ It defines ``RULESET = RuleSet(...)`` with:
   of the wrong type with ``ScoringError("bad_option")``.
 - ``fans``: the tuple of ``scoring.fans.Fan`` records, each defined once with its zh/en names,
   points, exclusions and its predicate ``detect(decomposition, situation) -> Iterable[Hit]``.
-  ``scoring.fans.check_fan_table`` must accept it (tests call it for every registered rule set).
+  ``scoring.fans.check_fan_table`` must accept it (each rule set's package calls it on import).
 - ``forms``: the hand forms it accepts, each with its name as messages give it: the shared
   search's forms (``scoring.decompose.FORM_NAMES``, named as there) and any the rule set finds
   itself.  A hand whose only readings are of other forms does not win; ``RuleSet.score`` then lists
@@ -27,7 +27,8 @@ It defines ``RULESET = RuleSet(...)`` with:
   the photo reader before it reads a photo.
 - optionally ``own_forms`` (form -> its plain name) and ``find_own_forms(hand)``: the forms it finds
   itself and which of them a hand takes, so that the other rule sets can name them when they
-  refuse such a hand.
+  refuse such a hand; and ``accepted_forms(options)``, where an option turns a form off (Sihai's
+  provisional 筋不靠), so that such a hand is refused by name too.
 - ``evaluate(hand, context, options) -> scoring.result.Result``: score a *validated* hand.  Use
   ``scoring.decompose.decompositions(hand)`` for the readings (none of a form in ``forms`` means the
   result is ``winning=False, reason="not_winning"``), score every decomposition and keep the best (就高),
@@ -59,7 +60,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import pkgutil
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -94,6 +95,8 @@ class RuleSet:
     # forms beyond the shared search's, with their plain names, and those a hand's tiles take
     own_forms: dict[str, str] = field(default_factory=dict)
     find_own_forms: Callable[[Hand], Iterable[str]] | None = field(default=None, repr=False)
+    # the forms that win under given options, where an option turns one off (default: all of `forms`)
+    accepted_forms: Callable[[Any], Collection[str]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:
@@ -108,14 +111,14 @@ class RuleSet:
         """The title without its bracketed part, for sentences: "Shanghai old-style"."""
         return self.title.partition(" (")[0]
 
-    def refused_forms(self, hand: Hand) -> tuple[str, ...]:
+    def refused_forms(self, hand: Hand, options: Any) -> tuple[str, ...]:
         """The winning forms of any rule set that the hand's tiles take and this one does not
-        accept, in form_names() order."""
+        accept under `options`, in form_names() order."""
         found = {d.form for d in decompositions(hand)}
-        for ruleset in map(get_ruleset, available_rulesets()):
-            if ruleset.find_own_forms is not None:
-                found.update(ruleset.find_own_forms(hand))
-        return tuple(form for form in form_names() if form in found and form not in self.forms)
+        for find in _form_finders():
+            found.update(find(hand))
+        accepted = self.forms if self.accepted_forms is None else self.accepted_forms(options)
+        return tuple(form for form in form_names() if form in found and form not in accepted)
 
     def make_options(self, values: dict | Any | None = None) -> Any:
         """Options from None (defaults), an options instance, or a dict of field values."""
@@ -162,7 +165,7 @@ class RuleSet:
         self.check(hand, context)
         result = self.evaluate(hand, context, options)
         if result.reason == NOT_WINNING:
-            refused = self.refused_forms(hand)
+            refused = self.refused_forms(hand, options)
             if refused:
                 result = dataclasses.replace(result, refused_forms=refused)
         return result
@@ -176,7 +179,7 @@ class RuleSet:
         else:
             out = self.evaluate_json(hand, context, options)
         if out["reason"] == NOT_WINNING:
-            out["refused_forms"] = list(self.refused_forms(hand))
+            out["refused_forms"] = list(self.refused_forms(hand, options))
         return out
 
 
@@ -201,6 +204,12 @@ def why_not_scored(rules: str, reason: str | None, refused_forms: Sequence[str],
     if reason == BELOW_MINIMUM:
         return f"Below the minimum: {ruleset.shortfall(breakdown)}"
     return None
+
+
+@lru_cache(maxsize=None)
+def _form_finders() -> tuple[Callable[[Hand], Iterable[str]], ...]:
+    """Every rule set's finder of its own forms (see the contract above)."""
+    return tuple(r.find_own_forms for r in map(get_ruleset, available_rulesets()) if r.find_own_forms)
 
 
 @lru_cache(maxsize=None)

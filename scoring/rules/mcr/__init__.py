@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from ...decompose import FORM_NAMES
+from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
 from .options import MCROptions
 from .scorer import evaluate, evaluate_json, flower_note, shortfall
+
+check_fan_table(FANS)
 
 RULESET = RuleSet(
     name="mcr",

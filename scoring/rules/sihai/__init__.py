@@ -4,7 +4,7 @@ thresholds by edition and level, and the seed's payment table.  See docs/sihai-3
 from ...fans import check_fan_table
 from .. import RuleSet
 from .fans import FANS
-from .score import Options, evaluate, flower_note, own_forms, shortfall, summary
+from .score import Options, accepted_forms, evaluate, flower_note, own_forms, shortfall, summary
 from .shape import FORMS, SUJI_KNITTED, SUJI_KNITTED_NAME
 
 check_fan_table(FANS)
@@ -22,4 +22,5 @@ RULESET = RuleSet(
     shortfall=shortfall,
     own_forms={SUJI_KNITTED: SUJI_KNITTED_NAME},
     find_own_forms=own_forms,
+    accepted_forms=accepted_forms,
 )

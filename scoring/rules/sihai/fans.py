@@ -7,7 +7,8 @@ the name and its place in the table).  `provisional` fans have no source at all:
 our own definition and say so in the result, and `Options(provisional=False)` turns them off.
 
 A predicate takes one arrangement (`Shape`) and returns the units that form the fan (its
-provenance), or None.  Category rule, cap and exclusions live in `score.py`, not here.
+provenance), or None.  A fan's exclusions of other categories' fans (`excludes`) sit on its
+decorator here; the category rule and the cap live in `score.py`.
 """
 
 from __future__ import annotations

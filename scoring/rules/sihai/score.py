@@ -5,14 +5,15 @@
 2. 同类别不复用: in each of the 19 categories only the highest fan that applies counts (on equal
    points the one listed first in the seed's row); categories add.
 3. A few fans replace a fan of another category (`Fan.excludes`): 镜同刻 replaces 对对和, 混幺九
-   混全单, 清幺九 全单.
-4. 满贯线 200: H = max(largest counted fan, min(sum, 200)); options `hard_cap` and `no_cap`.
+   混全单, 清幺九 全单, 全双 断幺.
+4. 满贯线 200: H = max(largest counted fan, min(sum, 200)); option `cap` (`hard`, `none`).
 5. H must reach the edition's line for how the hand was won (self-draw or discard).
 6. Payments with F = 50 (25 in edition B), zero-sum over the four seats.
 """
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from ... import tiles as T
@@ -136,6 +137,11 @@ def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
     units = tuple(CoreUnit("single", i, (i,), (T.code(i),)) for i, n in enumerate(counts) if n)
     win = T.INDEX[hand.winning_tile]
     return [Decomposition(SUJI_KNITTED, units, next(k for k, u in enumerate(units) if u.tile == win), win)]
+
+
+def accepted_forms(options: Options) -> Collection[str]:
+    """筋不靠 is a provisional form: off with the provisional fans."""
+    return FORMS if options.provisional else FORMS.keys() - {SUJI_KNITTED}
 
 
 def own_forms(hand: Hand) -> list[str]:
