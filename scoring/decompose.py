@@ -62,7 +62,6 @@ class Unit(NamedTuple):
     codes: tuple[str, ...]
     declared: bool = False
     concealed: bool = True
-    meld: int = -1
 
     @property
     def is_set(self) -> bool:
@@ -96,8 +95,8 @@ def _unit(kind: str, tile: int) -> Unit:
     return Unit(kind, tile, tiles, tuple(map(T.TILE_CODES.__getitem__, tiles)))
 
 
-def meld_unit(m: Meld, index: int) -> Unit:
-    return Unit(m.kind, m.first, m.indices, m.tiles, True, m.concealed, index)
+def meld_unit(m: Meld) -> Unit:
+    return Unit(m.kind, m.first, m.indices, m.tiles, True, m.concealed)
 
 
 # One suit holds at most four sets (12 tiles) besides a pair, so every way its nine counts can
@@ -232,9 +231,6 @@ def _standing_readings(standing: tuple[int, ...], n_melds: int) -> tuple[tuple[s
     """All readings of the standing tiles (concealed + winning tile) as (form, units)."""
     counts = list(standing)
     readings: list[tuple[str, tuple[Unit, ...]]] = []
-    total = sum(counts)
-    if total % 3 != 2:
-        return ()
     for split in _sets_and_pair(counts):
         readings.append(("regular", split))
     # how many different tiles: a quick gate for the special forms
@@ -274,7 +270,7 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     readings = _standing_readings(standing, len(melds))
     if not readings:
         return ()
-    fixed = tuple([meld_unit(m, k) for k, m in enumerate(melds)])
+    fixed = tuple(map(meld_unit, melds))
     result: list[Decomposition] = []
     for form, parts in readings:
         units = fixed + parts

@@ -48,7 +48,8 @@ class Fan:
     zh: str
     en: str
     points: int
-    detect: Detect = field(repr=False, compare=False)
+    # None for a fan the rule set's scorer settles after the others (MCR's 无番和 and 花牌: see note)
+    detect: Detect | None = field(repr=False, compare=False)
     excludes: frozenset[str] = frozenset()  # fans not counted anywhere in the hand (不计)
     # fans not counted on this fan's own units only, e.g. 大三元 absorbs the 箭刻 of its three pungs
     absorbs: frozenset[str] = frozenset()

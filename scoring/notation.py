@@ -123,9 +123,7 @@ def parse_notation(text: str) -> tuple[Hand, WinContext]:
         else:
             if open_bracket is None or {"[": "]", "{": "}"}[open_bracket] != m.group("close"):
                 raise _bad(text, start, "unmatched bracket")
-            melds.append(Meld.from_tiles(meld_codes, concealed=open_bracket == "{"))
-            if open_bracket == "{" and melds[-1].kind != "kong":
-                raise ScoringError("bad_meld", f"{{...}} marks a concealed kong; {''.join(meld_codes)} is not one")
+            melds.append(Meld.from_tiles(meld_codes, concealed=open_bracket == "{"))  # Meld refuses a concealed non-kong
             open_bracket = None
         pos = m.end()
     if open_bracket:

@@ -48,10 +48,6 @@ class FanScore(NamedTuple):
     groups: tuple[tuple[str, ...], ...]
     provisional: bool = False
 
-    @property
-    def tiles(self) -> list[str]:
-        return list(chain.from_iterable(self.groups))
-
     def to_json(self) -> dict[str, Any]:
         return fan_json(*self)
 
@@ -101,9 +97,6 @@ class Result:
                              f"contradict reason {self.reason!r}")
         if sum(self.payments.values()) != 0:
             raise ValueError(f"payments do not sum to zero: {self.payments}")
-
-    def fan(self, key: str) -> FanScore | None:
-        return next((f for f in self.fans if f.key == key), None)
 
     def to_json(self) -> dict[str, Any]:
         return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,

@@ -206,6 +206,11 @@ def why_not_scored(rules: str, reason: str | None, refused_forms: Sequence[str],
     return None
 
 
+def option(default: Any, doc: str) -> Any:
+    """A field of a rule set's options dataclass, with the help text its docs and messages show."""
+    return field(default=default, metadata={"doc": doc})
+
+
 @lru_cache(maxsize=None)
 def _form_finders() -> tuple[Callable[[Hand], Iterable[str]], ...]:
     """Every rule set's finder of its own forms (see the contract above)."""

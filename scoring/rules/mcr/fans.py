@@ -57,6 +57,12 @@ def fan(key: str, zh: str, en: str, points: int, needs=(), excludes=(), absorbs=
     return register
 
 
+def settled_by_scorer(key: str, zh: str, en: str, points: int, note: str) -> None:
+    """Register a fan that depends on the others, so the scorer settles it after them (no
+    predicate): 无番和 when none counts, 花牌 after the minimum (scorer.py)."""
+    FANS.append(Fan(key, zh, en, points, None, note=note))
+
+
 # ---------------------------------------------------------------------------------------------
 # The decomposition as the predicates see it
 
@@ -722,10 +728,7 @@ def _mixed_shifted_pungs(pungs):
     return _suits_differ(pungs) and _shifted(pungs, 1)
 
 
-@fan("chicken_hand", "无番和", "Chicken Hand", 8, needs=(),
-     note="scored by the scorer when no other fan counts (flowers do not count)")
-def _chicken_hand(r, s):
-    return NONE
+settled_by_scorer("chicken_hand", "无番和", "Chicken Hand", 8, "scored when no other fan counts (flowers do not count)")
 
 
 def _on_winning_tile(r: Reading) -> tuple[Hit, ...]:
@@ -973,9 +976,7 @@ def _self_drawn(r, s):
     return _on_winning_tile(r) if s.context.self_drawn else NONE
 
 
-@fan("flower_tiles", "花牌", "Flower Tiles", 1, needs=(), note="one per flower, added after the 8-fan minimum")
-def _flower_tiles(r, s):
-    return tuple(Hit((), (T.INDEX[c],)) for c in s.hand.flowers)
+settled_by_scorer("flower_tiles", "花牌", "Flower Tiles", 1, "one per flower, added after the 8-fan minimum")
 
 
 # Every tag some fan needs, as a bit (see tag_mask); the table above is complete here.

@@ -3,34 +3,32 @@ calculators pymahjonggb 1.4.0 and GB-Mahjong); each switch names the 1998 text i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-
-def _option(default, doc: str):
-    return field(default=default, metadata={"doc": doc})
+from .. import option
 
 
 @dataclass(frozen=True)
 class MCROptions:
-    kong_1998: bool = _option(
+    kong_1998: bool = option(
         False, "One exposed + one concealed kong: false = 明暗杠 5 (current practice); true = the 1998 "
                "text, which has no such fan, so 明杠 1 + 暗杠 2 = 3.")
-    strict_1998_pairs: bool = _option(
+    strict_1998_pairs: bool = option(
         False, "false = seven pairs combine with 字一色, 清幺九, 混幺九, 绿一色, 全大, 全中, 全小, 大于五, "
                "小于五 (current practice); true = the 1998 text, where those fans need sets.")
-    concealed_selfdraw_1998: bool = _option(
+    concealed_selfdraw_1998: bool = option(
         False, "false = hands that must be concealed (七对, 连七对, 十三幺, 四暗刻, 九莲宝灯, 全不靠, 七星不靠) "
                "self-drawn score 自摸 only (current practice); true = they score 不求人.")
-    knitted_tile_wait: bool = _option(
+    knitted_tile_wait: bool = option(
         False, "false = a winning tile that is one of a 组合龙's nine tiles gets no wait fan even when it "
                "could also complete a chow (GB-Mahjong); true = judge the chow alone and add 嵌张/边张 "
                "(pymahjonggb).")
-    dead_wait_counts: bool = _option(
+    dead_wait_counts: bool = option(
         False, "false = a tile the hand already holds four times (melds included) is no wait, so a hand "
                "whose other wait is such a tile still scores 边张/嵌张/单钓将 (GB-Mahjong); true = it "
                "counts as a second wait and the wait fan goes (pymahjonggb).")
-    minimum: int = _option(8, "The winning threshold (八番起和), flowers excluded.")
-    base: int = _option(8, "Base payment every loser adds (底分).")
+    minimum: int = option(8, "The winning threshold (八番起和), flowers excluded.")
+    base: int = option(8, "Base payment every loser adds (底分).")
 
     def __post_init__(self) -> None:
         if self.minimum < 0 or self.base < 0:

@@ -32,7 +32,7 @@ from .options import MCROptions
 # are already sorted highest first, equal points in table order (what _settle needs).
 BY_KEY = {f.key: f for f in FANS}
 # Fans the per-decomposition pass runs; 无番和 and 花牌 are settled afterwards.
-PLAYED = tuple(f for f in FANS if f.key not in ("chicken_hand", "flower_tiles"))
+PLAYED = tuple(f for f in FANS if f.detect is not None)
 
 
 def _needs_by_byte() -> tuple[tuple[int, tuple[int, ...]], ...]:

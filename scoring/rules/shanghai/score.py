@@ -11,7 +11,7 @@ score is kept.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ... import tiles as T
@@ -20,7 +20,7 @@ from ...errors import ScoringError
 from ...fans import Situation
 from ...hand import Hand, WinContext
 from ...result import NOT_WINNING, FanScore, Result
-from .. import counted
+from .. import counted, option
 from .fans import FANS, wait
 
 # The one hand form that wins (the seed knows no special hands)
@@ -46,24 +46,19 @@ DECISIONS: tuple[str, ...] = (
 WAIT_NAMES = {"pair": "吊麻将头 pair wait", "closed": "嵌张 closed wait", "edge": "边张 edge wait"}
 
 
-def _option(default, doc: str):
-    """An option field whose help text the generated docs show."""
-    return field(default=default, metadata={"doc": doc})
-
-
 @dataclass(frozen=True)
 class Options:
-    base: int = _option(10, "基准和牌点数, the winning base")
-    self_draw_points: int = _option(2, "自摸, a self-drawn win")
-    pair_wait_points: int = _option(2, "吊麻将头, winning on the pair")
-    closed_wait_points: int = _option(2, "嵌张, winning in the middle of a chow")
-    edge_wait_points: int = _option(2, "边张, winning on the 3 of 12 or the 7 of 89 (untested: the classical value)")
-    exposed_kong_points: int = _option(8, "an exposed kong of simples; terminals and honours double it (untested)")
-    value_pair_points: int = _option(2, "a pair of dragons, of the seat wind, of the round wind: each (untested)")
-    flower_points: int = _option(4, "each flower or season held")
-    discarder_pays_all: bool = _option(False, "on a discard win only the discarder pays, three times the "
+    base: int = option(10, "基准和牌点数, the winning base")
+    self_draw_points: int = option(2, "自摸, a self-drawn win")
+    pair_wait_points: int = option(2, "吊麻将头, winning on the pair")
+    closed_wait_points: int = option(2, "嵌张, winning in the middle of a chow")
+    edge_wait_points: int = option(2, "边张, winning on the 3 of 12 or the 7 of 89 (untested: the classical value)")
+    exposed_kong_points: int = option(8, "an exposed kong of simples; terminals and honours double it (untested)")
+    value_pair_points: int = option(2, "a pair of dragons, of the seat wind, of the round wind: each (untested)")
+    flower_points: int = option(4, "each flower or season held")
+    discarder_pays_all: bool = option(False, "on a discard win only the discarder pays, three times the "
                                               "score (doubled when the dealer wins or discards)")
-    limit: int = _option(0, "the highest score a hand can reach; 0 = no limit")
+    limit: int = option(0, "the highest score a hand can reach; 0 = no limit")
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():

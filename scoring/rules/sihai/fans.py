@@ -112,14 +112,6 @@ def _shifted(a: Unit, b: Unit, step: int) -> bool:
     return a.suit == b.suit < 3 and b.rank - a.rank == step
 
 
-def _chow_at(units: Sequence[Unit], suit: int, rank: int) -> Unit | None:
-    return next((u for u in units if u.kind == "chow" and u.suit == suit and u.rank == rank), None)
-
-
-def _pung_at(units: Sequence[Unit], suit: int, rank: int) -> Unit | None:
-    return next((u for u in units if u.is_pung and u.suit == suit and u.rank == rank), None)
-
-
 def _sets_of_suit(s: Shape, plan: Sequence[tuple[str, int]]) -> Hit | None:
     """The four sets, all of one suit, exactly as `plan` lists them: ("chow"|"pung", rank) each."""
     sets = s.sets

@@ -14,13 +14,14 @@
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ... import tiles as T
 from ...decompose import Decomposition, Unit as CoreUnit, decompositions
 from ...fans import Fan, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NOT_WINNING, FanScore, Result
+from .. import option
 from .fans import CATEGORIES, FANS, SUJI_LINES
 from .shape import FORMS, KNITTED, SUJI_KNITTED
 
@@ -72,17 +73,12 @@ CAP_RULES = {
 }
 
 
-def _option(default, doc: str):
-    """An option field whose help text the generated docs show."""
-    return field(default=default, metadata={"doc": doc})
-
-
 @dataclass(frozen=True)
 class Options:
-    edition: str = _option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)")
-    level: str = _option("IV", "I-V, the win thresholds; must be a level the edition is played at")
-    cap: str = _option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)")
-    provisional: bool = _option(True, "score the fans without a primary source (flagged `provisional`); "
+    edition: str = option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)")
+    level: str = option("IV", "I-V, the win thresholds; must be a level the edition is played at")
+    cap: str = option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)")
+    provisional: bool = option(True, "score the fans without a primary source (flagged `provisional`); "
                                       "false drops them and the 筋不靠 hand form")
 
     def __post_init__(self) -> None:
