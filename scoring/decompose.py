@@ -84,6 +84,18 @@ class Decomposition(NamedTuple):
 
 
 @lru_cache(maxsize=None)
+def chow_wait(chow: Unit, winning: int) -> str:
+    """Where the winning tile sits in its chow: "closed" (the middle), "edge" (the 3 of 123 or
+    the 7 of 789) or "two_sided"."""
+    position = winning - chow.tile
+    if position == 1:
+        return "closed"
+    rank = T.rank(chow.tile)
+    if (position == 2 and rank == 1) or (position == 0 and rank == 7):
+        return "edge"
+    return "two_sided"
+
+
 def _unit(kind: str, tile: int) -> Unit:
     """The standing-tile unit of a kind at a tile (units are immutable, so one object each)."""
     if kind == "chow":

@@ -1,9 +1,10 @@
 """Fans as immutable data, shared by every rule set.
 
 A fan is a `Fan` record: its key, Chinese and English names, points, the fans it excludes (不计),
-and one predicate `detect(decomposition, situation)` that yields a `Hit` for each occurrence, naming
-the units (sets, pairs...) or tiles that form it.  That provenance lets a result point back to the
-melds, and from there to the boxes in a photo.  Every rule set uses this one signature.
+and one predicate `detect(reading, situation)` that yields a `Hit` for each occurrence, naming the
+units (sets, pairs...) or tiles that form it.  That provenance lets a result point back to the
+melds, and from there to the boxes in a photo.  The reading is the rule set's own view of one
+decomposition (Shanghai reads the `Decomposition` itself, Sihai a `Shape`, MCR a `Reading`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from .decompose import Decomposition
 from .hand import Hand, WinContext
 
 
@@ -39,7 +39,7 @@ class Situation:
     facts: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
-Detect = Callable[[Decomposition, Situation], Iterable[Hit]]
+Detect = Callable[[Any, Situation], Iterable[Hit]]  # (the rule set's reading, its situation)
 
 
 @dataclass(frozen=True)

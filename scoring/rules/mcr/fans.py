@@ -22,7 +22,7 @@ from itertools import combinations, combinations_with_replacement
 from operator import itemgetter
 
 from ... import tiles as T
-from ...decompose import Decomposition
+from ...decompose import Decomposition, chow_wait
 from ...fans import Fan, Hit, Situation
 
 FANS: list[Fan] = []
@@ -280,15 +280,8 @@ def _wait_kind(r: Reading, s: Situation) -> str | None:
     u = r.units[r.winning_unit]
     if u.kind == "pair":
         kind = "single_wait"
-    elif u.kind == "chow":
-        offset = win - u.tile
-        rank = T.rank(u.tile)
-        if offset == 1:
-            kind = "closed_wait"
-        elif (offset == 2 and rank == 1) or (offset == 0 and rank == 7):
-            kind = "edge_wait"
-        else:
-            return None
+    elif u.kind == "chow" and chow_wait(u, win) != "two_sided":
+        kind = f"{chow_wait(u, win)}_wait"
     else:
         return None
     if "wait_count" not in s.facts:  # the costly part, so only when a wait shape is possible

@@ -19,7 +19,7 @@ from itertools import chain, compress
 from operator import and_
 
 from ... import tiles as T
-from ...decompose import Decomposition, decompositions, wait_count
+from ...decompose import Decomposition, chow_wait, decompositions, wait_count
 from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NO_PAYMENTS, NOT_WINNING, FanScore, Result, fan_json, result_json
@@ -346,11 +346,7 @@ def _preference(d: Decomposition) -> tuple:
 def _placement_rank(d: Decomposition) -> int:
     u = d.units[d.winning_unit]
     if u.kind == "chow":
-        offset = u.tiles.index(d.winning)
-        if offset == 1:
-            return 1
-        if (offset == 2 and T.rank(u.tile) == 1) or (offset == 0 and T.rank(u.tile) == 7):
-            return 0
+        return {"edge": 0, "closed": 1, "two_sided": 3}[chow_wait(u, d.winning)]
     return 2 if u.kind == "pair" else 3
 
 

@@ -9,10 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ... import tiles as T
-from ...decompose import Decomposition, Unit
-from ...fans import Fan, Hit, Situation
+from ...decompose import Decomposition, Unit, chow_wait
+from ...fans import Detect, Fan, Hit, Situation
 
-Detect = Callable[[Decomposition, Situation], list[Hit]]
 FANS: list[Fan] = []
 
 # The seasons 春夏秋冬 (1f-4f) and the flowers 梅兰竹菊 (5f-8f) each map in order to E, S, W, N.
@@ -49,15 +48,7 @@ def wait(d: Decomposition) -> str:
     u = d.units[d.winning_unit]
     if u.kind == "pair":
         return "pair"
-    if u.kind != "chow":
-        return "pung"
-    position = d.winning - u.tile
-    rank = T.rank(u.tile)
-    if position == 1:
-        return "closed"
-    if (position == 2 and rank == 1) or (position == 0 and rank == 7):
-        return "edge"
-    return "two_sided"
+    return chow_wait(u, d.winning) if u.kind == "chow" else "pung"
 
 
 def _claimed(u: Unit) -> bool:
