@@ -296,11 +296,11 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     return tuple(result)
 
 
-def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = (), dead: bool = False) -> list[str]:
+def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
     """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
     already holds four times, melds included, is a dead wait: no copy is left to win on, so it is
-    left out unless `dead` is true."""
-    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES, dead)]
+    left out."""
+    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES, False)]
 
 
 def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> int:
@@ -309,7 +309,7 @@ def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> 
     win = T.INDEX[hand.winning_tile]
     counts = list(hand.standing)  # the winning tile is taken back out of both
     counts[win] -= 1
-    held = hand.tile_counts()
+    held = list(hand.counts)
     held[win] -= 1
     return len(_wait_indices(tuple(counts), len(hand.melds), held, limit, dead))
 

@@ -28,15 +28,18 @@ class Hit(NamedTuple):
 class Situation:
     """Everything a predicate may look at besides the decomposition, fixed for one scoring run.
 
-    `counts` are the copies of the 34 playing tiles in the whole hand; `facts` holds values a
-    rule set derives once per hand (e.g. MCR's wait count), by name.
+    `facts` holds values a rule set derives once per hand (e.g. MCR's wait count), by name.
     """
 
     hand: Hand
     context: WinContext
     options: Any
-    counts: tuple[int, ...]
     facts: dict[str, Any] = field(default_factory=dict, compare=False)
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Copies of the 34 playing tiles in the whole hand (Hand.counts)."""
+        return self.hand.counts
 
 
 Detect = Callable[[Any, Situation], Iterable[Hit]]  # (the rule set's reading, its situation)

@@ -180,10 +180,6 @@ class Hand:
             raise ScoringError("too_many_copies",
                                f"flower {T.code(twice)} appears {flw.count(twice)} times: there is one of each")
 
-    def tile_counts(self) -> list[int]:
-        """Copies of each of the 34 playing tiles in the whole hand (melds and winning tile included)."""
-        return list(self.counts)
-
     @property
     def has_kong(self) -> bool:
         """A kong was declared (standing tiles never form one): the only source of a kong

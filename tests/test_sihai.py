@@ -240,7 +240,7 @@ def test_category_rule_keeps_the_higher_fan(lower, higher):
     higher, text = higher if isinstance(higher, tuple) else (higher, POSITIVE[higher])
     assert FANS[lower].category == FANS[higher].category and FANS[lower].points <= FANS[higher].points
     hand, ctx = scoring.parse_notation(text)
-    sit = Situation(hand, ctx, Options(), tuple(hand.tile_counts()))
+    sit = Situation(hand, ctx, Options())
     best = best_arrangement(sit)
     assert list(FANS[lower].detect(best.decomposition, sit)), f"{lower} should apply to the {higher} hand"
     names = _names(_score(text))
@@ -259,7 +259,7 @@ def test_fans_that_replace_a_fan_of_another_category(fan, replaced, text):
     """The replaced fan applies to the hand (its predicate holds) but is not counted."""
     assert FANS[replaced].key in FANS[fan].excludes
     hand, ctx = scoring.parse_notation(text)
-    sit = Situation(hand, ctx, Options(), tuple(hand.tile_counts()))
+    sit = Situation(hand, ctx, Options())
     assert list(FANS[replaced].detect(best_arrangement(sit).decomposition, sit))
     names = _names(_score(text))
     assert fan in names and replaced not in names

@@ -147,8 +147,9 @@ def _hand_tags(hand: Hand, ctx: WinContext, f: dict) -> int:
     return tags | sum(compress(_FLAG_BITS, flags)) | _SUITS_TAGS[len(f["suits"])] | _HOW_WON[ctx.self_drawn]
 
 
-def _facts(hand: Hand, ctx: WinContext, options: MCROptions, counts: tuple[int, ...]) -> dict:
+def _facts(hand: Hand, ctx: WinContext, options: MCROptions) -> dict:
     """Per-hand values the predicates share (tile indices; ranks 1-9; `held`: the tiles held, as bits)."""
+    counts = hand.counts
     held = sum(compress(_TILE_BITS, counts))  # bit i for each tile i held (see _TILE_BITS)
     suits = _SUIT_SETS[(held & _SUIT_BITS[0] > 0) | (held & _SUIT_BITS[1] > 0) << 1 | (held & _SUIT_BITS[2] > 0) << 2]
     ranks = (held | held >> 9 | held >> 18) & 0x1FF  # bit r - 1 for each rank r held in any suit
@@ -369,7 +370,7 @@ def _evaluate(hand: Hand, ctx: WinContext, options: MCROptions, make_fan: Callab
         return make_result("mcr", False, NOT_WINNING, (), 0, flowers, False, dict(NO_PAYMENTS),
                            {"fan_total": 0, "flower_points": flowers, "base": options.base,
                             "minimum": options.minimum})
-    s = Situation(hand, ctx, options, hand.counts, _facts(hand, ctx, options, hand.counts))
+    s = Situation(hand, ctx, options, _facts(hand, ctx, options))
     best_d = decs[0]
     best_kept = score_decomposition(best_d, s)
     if len(decs) > 1:  # 就高 (a lone reading needs no ranking)

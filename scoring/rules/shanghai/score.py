@@ -183,7 +183,7 @@ def check_context(ctx: WinContext) -> None:
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
-    sit = Situation(hand, ctx, options, hand.counts)
+    sit = Situation(hand, ctx, options)
     readings = [score_reading(d, sit) for d in decompositions(hand) if d.form in FORMS]
     if not readings:
         return Result("shanghai", False, NOT_WINNING, (), 0, len(hand.flowers), False,

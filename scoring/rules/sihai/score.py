@@ -121,9 +121,10 @@ def _h(points: list[int], cap: str) -> int:
     return max(max(points, default=0), min(total, CAP))
 
 
-def _suji_knitted(hand: Hand, counts: tuple[int, ...]) -> list[Decomposition]:
+def _suji_knitted(hand: Hand) -> list[Decomposition]:
     """筋不靠 (a Sihai form): 14 different tiles, each suit's ranks on one 筋 line, honours free.
     Hands that are also MCR's 全不靠 already come from the shared search."""
+    counts = hand.counts
     if hand.melds or max(counts) > 1:
         return []
     for suit in range(3):
@@ -143,7 +144,7 @@ def accepted_forms(options: Options) -> Collection[str]:
 def own_forms(hand: Hand) -> list[str]:
     """筋不靠 where the hand's tiles take it and not MCR's 全不靠 (which names it already), for
     the rule sets that refuse such a hand."""
-    if not _suji_knitted(hand, hand.counts) or any(d.form == KNITTED for d in decompositions(hand)):
+    if not _suji_knitted(hand) or any(d.form == KNITTED for d in decompositions(hand)):
         return []
     return [SUJI_KNITTED]
 
@@ -155,7 +156,7 @@ def arrangements(hand: Hand, sit: Situation) -> list[Decomposition]:
         if d.form in FORMS:
             seen.setdefault((d.form, d.units), d)
     if sit.options.provisional and not any(form == "honours_knitted" for form, _ in seen):
-        for d in _suji_knitted(hand, sit.counts):
+        for d in _suji_knitted(hand):
             seen[(d.form, d.units)] = d
     return list(seen.values())
 
@@ -204,7 +205,7 @@ def _fan_score(f: Fan, d: Decomposition, units: tuple[int, ...]) -> FanScore:
 
 
 def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
-    sit = Situation(hand, ctx, options, hand.counts)
+    sit = Situation(hand, ctx, options)
     self_line, discard_line = LEVEL_LINES[options.level]
     line = self_line if ctx.self_drawn else discard_line
     breakdown = {
