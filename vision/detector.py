@@ -185,7 +185,7 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         img, name = _open(source), _source_name(source)
     _check_size(*img.size)
     try:
-        width, height = _upright_size(img)
+        width, height = upright_size(img)
         if draft_size and img.format == "JPEG":
             img.draft("RGB", (draft_size, draft_size))
         img.load()
@@ -204,12 +204,13 @@ def image_size(source: ImageInput) -> tuple[int, int]:
     if isinstance(source, np.ndarray):
         return source.shape[1], source.shape[0]
     try:
-        return _upright_size(source if isinstance(source, Image.Image) else _open(source))
+        return upright_size(source if isinstance(source, Image.Image) else _open(source))
     except (OSError, ValueError, SyntaxError) as exc:
         raise DetectorError("unreadable_image", f"cannot read the image's header: {exc}") from exc
 
 
-def _upright_size(img: "Image.Image") -> tuple[int, int]:
+def upright_size(img: "Image.Image") -> tuple[int, int]:
+    """(width, height) of an opened image as it stands upright per its EXIF orientation."""
     width, height = img.size
     if img.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
         return height, width

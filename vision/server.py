@@ -171,7 +171,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import pillow_open, register_phone_formats
+    from vision.detector import pillow_open, register_phone_formats, upright_size
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
@@ -195,8 +195,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
                        f"the photo has {width * height / 1e6:.1f} million pixels; the limit is "
                        f"{max_pixels / 1e6:.1f} million")
     try:
-        if image.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
-            width, height = height, width
+        width, height = upright_size(image)
     except (OSError, ValueError, SyntaxError):  # unreadable EXIF: the pipeline ignores it too
         pass
     # A damaged or cut-off file must not reach the detector. JPEGs decode at 1/8 scale here
