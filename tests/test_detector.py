@@ -814,6 +814,18 @@ def test_detect_command_lists_the_sample_hands_tiles_as_json(capsys, mode):
     assert len(tiles) >= 14 and all(d["alternatives"][0][0] == d["code"] for d in tiles)
 
 
+@needs_model
+def test_detect_command_says_where_the_annotated_image_went_as_photo_does(tmp_path, capsys):
+    from vision.cli import main
+
+    sample = Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg"
+    out = tmp_path / "seen.png"
+    assert main(["detect", str(sample), "--annotate", str(out)]) == 0
+    assert capsys.readouterr().out.endswith(f"annotated image: {out}\n") and out.is_file()
+    assert main(["detect", str(sample), "--annotate", str(out), "--json"]) == 0
+    json.loads(capsys.readouterr().out)  # JSON alone on stdout
+
+
 @pytest.mark.parametrize("argv", [["--annotate", "out.txt"], ["--conf", "2"], ["--conf", "nan"]])
 def test_detect_command_refuses_bad_options_with_exit_2(tmp_path, capsys, argv):
     from vision.cli import main

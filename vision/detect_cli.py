@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
 from scoring.cli import fail
@@ -92,6 +91,6 @@ def run(args: argparse.Namespace) -> int:
             print(f"{d.code:>14} {d.confidence:.2f}  ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})")
         tiles = sum(d.is_tile for d in detections)
         print(f"{tiles} tiles, {len(detections) - tiles} meld boxes")
-    if args.annotate:
-        print(f"annotated image: {args.annotate}", file=sys.stderr)
+        if args.annotate:  # as mjlens photo says it; --json output stays JSON alone
+            print(f"annotated image: {args.annotate}")
     return 0
