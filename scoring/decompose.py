@@ -391,9 +391,9 @@ def _suit_state(counts: tuple[int, ...]) -> int:
     """One suit's standing counts split into sets (SETS), into sets and a pair (PAIRED), or neither
     (BROKEN); the tile count allows only one of the first two."""
     size = sum(counts) % 3
-    if size == 0 and _suit_fits(counts, False):
+    if size == 0 and _suit_splits(counts, False):
         return SETS
-    if size == 2 and _suit_fits(counts, True):
+    if size == 2 and _suit_splits(counts, True):
         return PAIRED
     return BROKEN
 
@@ -435,15 +435,6 @@ def _suit_growth(counts: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, .
 
 def _ranks_of(bits: int) -> tuple[int, ...]:
     return tuple([r for r in range(9) if bits >> r & 1])
-
-
-def _suit_fits(counts: tuple[int, ...], with_pair: bool) -> bool:
-    """Whether one suit's counts split into sets, plus one pair when `with_pair`."""
-    table = _suit_sets_table()
-    if not with_pair:
-        return counts in table
-    return any(counts[p] >= 2 and counts[:p] + (counts[p] - 2,) + counts[p + 1:] in table
-               for p in _pair_ranks(counts))
 
 
 def _special_waits(counts: tuple[int, ...], n_melds: int) -> set[int]:
