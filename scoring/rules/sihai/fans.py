@@ -868,6 +868,10 @@ def _mixed_same(a: Unit, b: Unit) -> bool:
     return a.is_pung == b.is_pung and a.rank == b.rank and a.suit != b.suit and a.suit < 3 and b.suit < 3
 
 
+def _three_suits_alike(a: Unit, b: Unit, c: Unit) -> bool:
+    return _mixed_same(a, b) and _mixed_same(b, c) and _mixed_same(a, c)
+
+
 @fan("喜相逢", "Mixed Double Chow", 5, "三色/同顺刻", "analog-standard",
      "Two chows of the same ranks in two suits.", sub="同顺")
 def _mixed_double_chow(s: Shape) -> Hit | None:
@@ -877,7 +881,7 @@ def _mixed_double_chow(s: Shape) -> Hit | None:
 @fan("三色同顺", "Mixed Triple Chow", 30, "三色/同顺刻", "analog-standard",
      "Chows of the same ranks in all three suits.", sub="同顺")
 def _mixed_triple_chow(s: Shape) -> Hit | None:
-    return _find(s.chows, 3, lambda a, b, c: _mixed_same(a, b) and _mixed_same(b, c) and _mixed_same(a, c))
+    return _find(s.chows, 3, _three_suits_alike)
 
 
 @fan("双同刻", "Double Pung", 10, "三色/同顺刻", "analog-standard",
@@ -900,7 +904,7 @@ def _little_triple_pung(s: Shape) -> Hit | None:
 @fan("三同刻", "Triple Pung", 80, "三色/同顺刻", "analog-standard",
      "Pungs or kongs of the same rank in all three suits.", sub="同刻")
 def _triple_pung(s: Shape) -> Hit | None:
-    return _find(s.pungs, 3, lambda a, b, c: _mixed_same(a, b) and _mixed_same(b, c) and _mixed_same(a, c))
+    return _find(s.pungs, 3, _three_suits_alike)
 
 
 def _mirror(s: Shape, first_pung: bool, second_pung: bool) -> Hit | None:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ... import tiles as T
-from ...decompose import FORM_NAMES, Decomposition
+from ...decompose import FORM_NAMES, SET_KINDS, Decomposition
 from ...fans import Situation
 
 # Arrangement forms the Sihai table scores (the shared decomposition's names, plus 筋不靠's).
@@ -26,17 +26,16 @@ SUJI_KNITTED_NAME = "suji knitted tiles 筋不靠"
 FORMS = {form: FORM_NAMES[form] for form in (REGULAR, SEVEN_PAIRS, ORPHANS, KNITTED)} | {
     SUJI_KNITTED: f"{SUJI_KNITTED_NAME} (provisional: off with provisional=false)"}
 
-SET_KINDS = ("chow", "pung", "kong")
-
 
 @dataclass(frozen=True)
 class Unit:
     """A set, pair or single tile; `first` is its lowest tile index, `index` its place in the
-    decomposition (what a fan's provenance names)."""
+    decomposition (what a fan's provenance names), `tiles` its tile indices."""
 
     kind: str  # chow, pung, kong, pair, single
     first: int
     index: int
+    tiles: tuple[int, ...]
 
     @property
     def suit(self) -> int:
@@ -56,12 +55,6 @@ class Unit:
         """Pung or kong: every Sihai pung fan accepts kongs."""
         return self.kind in ("pung", "kong")
 
-    @property
-    def tiles(self) -> tuple[int, ...]:
-        if self.kind == "chow":
-            return (self.first, self.first + 1, self.first + 2)
-        return (self.first,) * {"pung": 3, "kong": 4, "pair": 2, "single": 1}[self.kind]
-
     def contains(self, i: int) -> bool:
         return i in self.tiles
 
@@ -71,7 +64,7 @@ class Shape:
 
     def __init__(self, d: Decomposition, sit: Situation):
         self.form = d.form
-        self.units = tuple(Unit(u.kind, u.tile, k) for k, u in enumerate(d.units))
+        self.units = tuple(Unit(u.kind, u.tile, k, u.tiles) for k, u in enumerate(d.units))
         self.hand = sit.hand
         self.ctx = sit.context
         self.counts = sit.counts
