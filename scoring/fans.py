@@ -9,10 +9,12 @@ decomposition (Shanghai reads the `Decomposition` itself, Sihai a `Shape`, MCR a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from . import tiles as T
+from .decompose import Unit
 from .hand import Hand, WinContext
 
 
@@ -22,6 +24,11 @@ class Hit(NamedTuple):
 
     units: tuple[int, ...] = ()
     tiles: tuple[int, ...] = ()
+
+    def codes(self, units: Sequence[Unit]) -> tuple[str, ...]:
+        """The tile codes behind this occurrence, in a reading of `units`: its units' tiles, then
+        its loose tiles (a result's provenance)."""
+        return tuple(c for k in self.units for c in units[k].codes) + tuple(T.code(i) for i in self.tiles)
 
 
 @dataclass(frozen=True)

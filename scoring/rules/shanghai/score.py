@@ -120,8 +120,7 @@ def _fan_scores(d: Decomposition, sit: Situation) -> list[FanScore]:
     for f in FANS:
         hits = list(f.detect(d, sit))
         if hits:
-            groups = tuple(tuple(c for k in h.units for c in d.units[k].codes) + tuple(T.code(i) for i in h.tiles)
-                           for h in hits)
+            groups = tuple(h.codes(d.units) for h in hits)
             out.append(FanScore(f.key, f.zh, f.en, f.points, len(hits), groups))
     return out
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ... import tiles as T
 from ...decompose import Decomposition, Unit as CoreUnit, decompositions
-from ...fans import Fan, Situation
+from ...fans import Fan, Hit, Situation
 from ...hand import Hand, WinContext
 from ...result import BELOW_MINIMUM, NOT_WINNING, FanScore, Result
 from .. import option
@@ -200,7 +200,7 @@ def payments(h: int, ctx: WinContext, split_line: int) -> dict[str, int]:
 
 
 def _fan_score(f: Fan, d: Decomposition, units: tuple[int, ...]) -> FanScore:
-    group = tuple(c for k in units for c in d.units[k].codes)
+    group = Hit(units).codes(d.units)
     return FanScore(f.key, f.zh, f.en, f.points, 1, (group,), f.provisional)
 
 
