@@ -3,6 +3,14 @@
 import PIL.Image
 import pytest
 
+try:  # the property tests draw the same examples on every run: a CI failure can be rerun as it was
+    from hypothesis import settings
+
+    settings.register_profile("repeatable", derandomize=True)
+    settings.load_profile("repeatable")
+except ImportError:  # the test extra is not installed: those tests are skipped anyway
+    pass
+
 _PIL_OPEN = PIL.Image.open
 
 

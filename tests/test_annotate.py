@@ -41,12 +41,6 @@ def test_boxes_are_drawn_in_their_roles_colours_beside_a_panel():
     assert (panel > 200).any()  # the fan list is written there
 
 
-def test_every_fan_is_traced_to_tiles():
-    result = _result()
-    assert result.score["ok"] and result.fan_tiles
-    assert all(result.fan_tiles), "each fan points at the boxes behind it"
-
-
 def _dense_result(winning_probs=(("5z", 1.0),)):
     """Flowers, concealed row and winning tile in one tight row along the photo's top edge, its
     winning tile cut by the right edge, and a concealed kong (two tiles face down) just below."""

@@ -287,3 +287,43 @@ def test_duration_is_the_video_read_not_the_last_sample_time(tmp_path, monkeypat
     monkeypatch.setattr(vision.footage, "read_frame", lambda frame, settings, time: Reading(time, None, None, 0.0))
     timeline = vision.footage.process_video(video, FootageSettings(every=0.5), progress=False)
     assert (timeline.samples, timeline.duration, timeline.error) == (8, pytest.approx(4.0), None)
+
+
+def test_a_hand_read_below_the_minimum_confidence_is_no_hand():
+    from vision.footage import reading_from_photo
+
+    photo = {"hand": HAND_A, "score": {"ok": True, "winning": True, "total": 8}, "confidence": 0.3}
+    assert reading_from_photo(1.0, photo, min_confidence=0.2).hand == HAND_A
+    unsure = reading_from_photo(1.0, photo, min_confidence=0.5)
+    assert unsure.hand is None and unsure.score is None and unsure.confidence == pytest.approx(0.3)
+
+
+def test_an_events_confidence_is_the_lowest_of_its_run():
+    run = [Reading(time=t, hand=HAND_A, score={"ok": True, "winning": True}, confidence=c)
+           for t, c in ((0.0, 0.9), (0.5, 0.4), (1.0, 0.7))]
+    (event,) = events_from_readings("match.mp4", run, FootageSettings(every=EVERY))
+    assert event.confidence == pytest.approx(0.4) and event.time == 0.0
+
+
+def test_the_csv_timeline_holds_each_events_score_and_each_videos_error(tmp_path):
+    import csv
+
+    from vision.footage import FootageEvent, VideoTimeline
+    from vision.footage_cli import CSV_COLUMNS, _write
+
+    score = {"total": 26, "minimum_met": True,
+             "fans": [{"zh": "清龙", "en": "Pure Straight", "points": 16, "count": 1},
+                      {"zh": "四归一", "en": "Tile Hog", "points": 2, "count": 2}]}
+    event = FootageEvent(video="a.mp4", time=12.5, hand=HAND_A, score=score, confidence=0.61, samples=3, frame=None)
+    timelines = [VideoTimeline("a.mp4", 30.0, 60, (event,)),
+                 VideoTimeline("b.mp4", 4.0, 8, (), {"code": "decode_failed", "message": "stopped at frame 96"})]
+    out = tmp_path / "timeline.csv"
+    _write(timelines, out)
+    with out.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == list(CSV_COLUMNS)
+    assert {k: rows[0][k] for k in ("video", "time", "total", "minimum_met", "fans", "confidence")} == {
+        "video": "a.mp4", "time": "12.5", "total": "26", "minimum_met": "True",
+        "fans": "清龙 Pure Straight 16; 四归一 Tile Hog 4", "confidence": "0.61"}
+    assert json.loads(rows[0]["hand"]) == HAND_A
+    assert (rows[1]["video"], rows[1]["time"], rows[1]["error"], rows[1]["total"]) == ("b.mp4", "4.0", "stopped at frame 96", "")

@@ -232,22 +232,14 @@ def test_the_printed_rescore_command_scores_the_hand_as_read(capsys, rules):
         photo_score["total"], photo_score["fans"], photo_score["payments"])
 
 
-@needs_model
-def test_demo_runs_the_whole_job_and_writes_the_image(tmp_path, capsys):
-    out_png = tmp_path / "demo.png"
-    code = main(["demo", "--out", str(out_png)])
-    out, err = capsys.readouterr()
-    assert code in (0, 4) and "Traceback" not in out + err
-    assert ("total" in out) if code == 0 else ("not scored:" in out)
-    assert out_png.is_file()
-
-
 @needs_trained_model
-def test_demo_scores_the_sample(tmp_path, capsys):
-    assert main(["demo", "--out", str(tmp_path / "demo.png")]) == 0
+def test_demo_scores_the_sample_and_writes_the_image(tmp_path, capsys):
+    out_png = tmp_path / "demo.png"
+    assert main(["demo", "--out", str(out_png)]) == 0
     out = capsys.readouterr().out
     winning_tile = json.loads(SAMPLE_FACTS.read_text())["hand"]["winning_tile"]
     assert "total" in out and f"winning tile: {winning_tile}" in out
+    assert out.rstrip().endswith(f"annotated image: {out_png}") and out_png.is_file()
 
 
 def test_sample_files_are_shipped():
@@ -269,3 +261,26 @@ def test_every_command_reports_an_error_as_one_line_with_its_code(tmp_path, caps
     assert main([a.format(tmp=tmp_path) for a in argv]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"mjlens {command}: ") and err.endswith(f" [{code}]\n") and err.count("\n") == 1
+
+
+def test_every_context_option_reaches_the_reading():
+    import argparse
+
+    from vision.photo_cli import add_arguments, context_from_args
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["x.jpg", "--self-drawn", "--seat", "S", "--round", "W", "--dealer", "N",
+                              "--discarder", "W", "--last-tile", "--kong-replacement", "--robbing-kong"])
+    assert context_from_args(args) == {
+        "self_drawn": True, "seat_wind": "S", "round_wind": "W", "dealer": "N", "discarder": "W",
+        "last_tile": True, "kong_replacement": True, "robbing_kong": True,
+    }
+
+
+@needs_model
+@pytest.mark.parametrize("flags, fan", [(["--self-drawn", "--last-tile"], "妙手回春"), (["--last-tile"], "海底捞月")])
+def test_a_win_on_the_last_tile_scores_its_fan(capsys, flags, fan):
+    args = json.loads(SAMPLE_FACTS.read_text())["photo_args"]
+    code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args, *flags, "--json")
+    assert code == 0 and fan in [f["zh"] for f in json.loads(out)["score"]["fans"]]

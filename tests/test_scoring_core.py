@@ -438,16 +438,6 @@ def test_refused_forms_only_on_a_hand_that_does_not_win():
         Result("mcr", True, "below_minimum", (), 4, 0, False, refused_forms=("seven_pairs",))
 
 
-def test_table_without_fans_prints_no_header():
-    from scoring.cli import format_table
-
-    hand, ctx = scoring.parse_notation("123m456p678s2m [567m] +2m")
-    result = scoring.score(hand, ctx, "shanghai")
-    assert result.fans == () and result.winning
-    table = format_table(result, "hand")
-    assert "Fan" not in table and "Total: 12" in table
-
-
 @pytest.mark.parametrize(
     ("argv", "named"),
     [

@@ -9,8 +9,10 @@ import socket
 import struct
 import subprocess
 import sys
+import time
 import warnings
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -103,6 +105,18 @@ def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
     assert_error(post_photo(client, png_bytes(), context="[" * 100_000), 422, "malformed_json")
     assert_error(client.post("/api/score", json=dict(HAND, concealed=HAND["concealed"][:-1])), 422, "wrong_tile_count")
     assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")
+
+
+def test_photo_endpoint_reads_with_the_rules_context_and_winning_tile_sent(client):
+    from vision.pipeline import read_photo
+
+    sample = Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg"
+    context = {"seat_wind": "S", "round_wind": "W", "self_drawn": True, "dealer": "S"}
+    body = post_photo(client, sample.read_bytes(), "hand.jpg", "image/jpeg", rules="sihai",
+                      context=json.dumps(context), winning_tile="9p").json()
+    expected = read_photo(sample.read_bytes(), rules="sihai", context=context, winning_tile="9p").to_json()
+    assert {k: v for k, v in body.items() if k != "image"} == expected
+    assert body["score"]["rules"] == "sihai" and body["hand"]["round_wind"] == "W" and body["hand"]["self_drawn"]
 
 
 @pytest.mark.parametrize("code", ["model_missing", "model_corrupt", "model_classes", "model_input", "model_output"])
@@ -200,7 +214,9 @@ def test_busy_server_answers_429_not_5xx():
         blocker = threading.Thread(target=lambda: c.portal.call(pool.run, release.wait))
         blocker.start()
         try:
+            deadline = time.monotonic() + 30  # a bound on the wait, so a bug fails instead of hanging CI
             while pool.pending < 1:
+                assert time.monotonic() < deadline, "the blocking job never reached the pool"
                 release.wait(0.01)
             assert_error(c.post("/api/score", json=HAND), 429, "busy")
         finally:
@@ -209,23 +225,30 @@ def test_busy_server_answers_429_not_5xx():
         assert c.post("/api/score", json=HAND).status_code == 200
 
 
-def test_request_time_limit_gives_408():
+def test_request_time_limit_gives_408(monkeypatch):
     import threading
 
+    import vision.server
+
     release = threading.Event()
+
+    def slow_score(hand, rules):  # scoring that outlasts the request's time limit
+        release.wait(30)
+        return {"ok": True}
+
+    monkeypatch.setattr(vision.server, "_score", slow_score)
     app = create_app(ServerSettings(request_timeout_s=0.2))
     with TestClient(app) as c:
         try:
-            with pytest.raises(Exception) as caught:
-                c.portal.call(app.state.pool.run, release.wait)
-            assert getattr(caught.value, "code", None) == "timeout" and caught.value.status == 408
+            assert_error(c.post("/api/score", json=HAND), 408, "timeout")
         finally:
             release.set()
 
 
 def test_uploads_are_not_written_outside_the_temp_dir(client, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    post_photo(client, png_bytes(), context=json.dumps({"self_drawn": True}))
+    answer = post_photo(client, png_bytes(), context=json.dumps({"self_drawn": True}))
+    assert answer.status_code == 200 and answer.json()["error"]["code"] == "no_tiles", answer.text
     assert list(tmp_path.iterdir()) == []
 
 
@@ -269,8 +292,8 @@ def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(timeout):
 
 
 @pytest.mark.parametrize("option, value, allowed", [
-    ("--port", "0", "a whole number from 1 to 65535"),
-    ("--port", "65536", "a whole number from 1 to 65535"),
+    ("--port", "-1", "a whole number from 0 to 65535"),
+    ("--port", "65536", "a whole number from 0 to 65535"),
     ("--workers", "0", "a whole number >= 1"),
     ("--max-upload-mb", "-1", "a whole number >= 1"),
     ("--timeout", "-5", "a finite number above 0"),
@@ -313,12 +336,14 @@ def test_serve_answers_as_soon_as_it_says_where_and_stops_cleanly_on_ctrl_c():
     import signal
     import urllib.request
 
-    with socket.create_server(("127.0.0.1", 0)) as probe:
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "vision.cli", "serve", "--port", str(port)],
+    # --port 0: the server takes a free port and names it (no port picked here and raced for)
+    server = subprocess.Popen([sys.executable, "-m", "vision.cli", "serve", "--port", "0"],
                               stderr=subprocess.PIPE, text=True)
     try:
-        assert f"open http://127.0.0.1:{port}/" in server.stderr.readline()
+        banner = server.stderr.readline()
+        assert banner.startswith("mjlens: open http://127.0.0.1:"), banner
+        port = int(banner.split("127.0.0.1:")[1].split("/")[0])
+        assert port > 0
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/health", timeout=30) as answer:
             assert json.load(answer)["ok"] is True
         server.send_signal(signal.SIGINT)

@@ -86,6 +86,8 @@ def test_discarder_pays_all_option():
 
 def test_limit_option():
     assert _score(SEED_COMPUTATIONS["3"][0], limit=500)["total"] == 500
+    below = _score(SEED_COMPUTATIONS["1a"][0])["total"]
+    assert below < 500 and _score(SEED_COMPUTATIONS["1a"][0], limit=500)["total"] == below  # only a cap
     assert _score(SEED_COMPUTATIONS["3"][0])["breakdown"]["limit"] is None
 
 

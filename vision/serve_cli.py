@@ -17,7 +17,8 @@ PROG = "mjlens serve"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1",
                         help="interface to listen on (default 127.0.0.1; use 0.0.0.0 to reach it from a phone)")
-    parser.add_argument("--port", type=whole(1, 65535), default=8000, help="TCP port (default 8000)")
+    parser.add_argument("--port", type=whole(0, 65535), default=8000,
+                        help="TCP port (default 8000; 0: any free port, named when it starts)")
     parser.add_argument("--workers", type=whole(1), default=2, help="recognition threads (default 2)")
     parser.add_argument("--max-upload-mb", type=whole(1), default=20, help="largest accepted upload (default 20 MB)")
     parser.add_argument("--timeout", type=number(0), default=60.0,
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:  # port taken, address not on this machine, unknown host name
         return fail(PROG, "cannot_listen", f"cannot listen on {args.host}:{args.port}: {exc}")
     where = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL
-    print(f"mjlens: open http://{where}:{args.port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
+    port = sock.getsockname()[1]  # the one chosen, for --port 0
+    print(f"mjlens: open http://{where}:{port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
     server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn shut down cleanly, then passed it on
         server.run(sockets=[sock])
