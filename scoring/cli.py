@@ -54,7 +54,8 @@ def _option_value(text: str) -> object:
         return text
 
 
-def _options(pairs: list[str]) -> dict:
+def parse_options(pairs: list[str]) -> dict:
+    """`--option KEY=VALUE` arguments as a rule set's options dict (values typed as JSON would)."""
     options = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
@@ -152,7 +153,7 @@ def fail(prog: str, code: str, message: str, status: int = 2) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     try:
-        options = _options(args.option)
+        options = parse_options(args.option)
         get_ruleset(args.rules).make_options(options)  # reject bad options before any hand
         if args.jsonl:
             if args.hand:

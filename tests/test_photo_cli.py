@@ -284,3 +284,22 @@ def test_a_win_on_the_last_tile_scores_its_fan(capsys, flags, fan):
     args = json.loads(SAMPLE_FACTS.read_text())["photo_args"]
     code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *args, *flags, "--json")
     assert code == 0 and fan in [f["zh"] for f in json.loads(out)["score"]["fans"]]
+
+
+@needs_model
+def test_rule_set_options_reach_the_score_and_the_rescore_line(capsys):
+    args = [str(SAMPLE_IMAGE), *json.loads(SAMPLE_FACTS.read_text())["photo_args"], "--rules", "sihai"]
+    _, standard, _ = run_cli(capsys, *args, "--json")
+    code, out, _ = run_cli(capsys, *args, "--option", "edition=B", "--option", "level=II", "--json")
+    assert code == 0
+    standard, edition_b = json.loads(standard)["score"], json.loads(out)["score"]
+    assert edition_b["breakdown"]["edition"] == "B" and edition_b["payments"] != standard["payments"]
+    code, out, _ = run_cli(capsys, *args, "--option", "edition=B", "--option", "level=II")
+    rescore = next(line for line in out.splitlines() if line.startswith("re-score:"))
+    assert rescore.endswith("--rules sihai --option edition=B --option level=II")
+
+
+@pytest.mark.parametrize("option", ["nope=1", "nope"])
+def test_a_bad_rule_set_option_is_bad_input_before_reading(capsys, option):
+    code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--option", option)
+    assert code == 2 and err.endswith("[bad_option]\n")

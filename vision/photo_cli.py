@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 
 from scoring.cli import fail
 from scoring.result import NOT_WINNING
@@ -35,6 +36,8 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
     parser.add_argument("--kong-replacement", action="store_true", help="won on a kong replacement tile")
     parser.add_argument("--robbing-kong", action="store_true", help="won by robbing a kong")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule-set option, as for mjlens score, e.g. edition=B (repeatable)")
     parser.add_argument(
         "--winning-tile", metavar="CODE",
         help="the winning tile (e.g. 5p) when it is not set apart in the photo, or not in it at all",
@@ -63,6 +66,17 @@ def _flower_list(text: str) -> tuple[str, ...]:
     return () if text.strip().lower() == "none" else tuple(c.strip() for c in text.split(",") if c.strip())
 
 
+def options_from_args(args: argparse.Namespace) -> dict | None:
+    """The rule-set options given (`--option`), or None for the rule set's defaults."""
+    from scoring.cli import parse_options
+    from scoring.errors import ScoringError
+
+    try:
+        return parse_options(args.option) or None
+    except ScoringError as exc:
+        raise PhotoError("bad_input", exc.code, exc.message) from None
+
+
 def context_from_args(args: argparse.Namespace) -> dict:
     return {
         "self_drawn": args.self_drawn,
@@ -86,8 +100,8 @@ def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
         if problem:
             raise PhotoError("bad_input", "bad_output_path", problem)
         result = read_photo(
-            image, rules=args.rules, context=context_from_args(args),
-            winning_tile=args.winning_tile, kong_codes=args.kong, flowers=args.flowers,
+            image, rules=args.rules, context=context_from_args(args), winning_tile=args.winning_tile,
+            kong_codes=args.kong, flowers=args.flowers, options=options_from_args(args),
         )
         if args.annotate:
             try:
@@ -102,7 +116,7 @@ def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:
-        print(format_result(result, args.rules))
+        print(format_result(result, args.rules, args.option))
         if args.annotate:
             print(f"annotated image: {args.annotate}")
     return result.exit_code
@@ -112,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
     return run_on(args.image, args)
 
 
-def format_result(result, rules: str) -> str:
+def format_result(result, rules: str, options: list[str] = ()) -> str:
     """The hand as read and its fan table, for people."""
     lines = []
     if result.hand:
@@ -127,7 +141,7 @@ def format_result(result, rules: str) -> str:
         lines.append(f"confidence:   {result.confidence:.2f} ({len(result.tiles)} tiles detected)")
         if result.score_confidence:
             lines.append(f"score sure:   {result.score_confidence:.2f} (that the fans and total are right)")
-        command = rescore_command(hand, rules)
+        command = rescore_command(hand, rules, options)
         if command:
             lines.append(f"re-score:     {command}")
     elif result.tiles:
@@ -166,7 +180,7 @@ def _who_paid(hand: dict | None, payments: dict) -> str:
     return f"  (discard from {hand_from_json(hand)[1].paying_discarder})"
 
 
-def rescore_command(hand: dict, rules: str) -> str | None:
+def rescore_command(hand: dict, rules: str, options: list[str] = ()) -> str | None:
     """The `mjlens score` command line of a hand as read (None if it is no hand the notation can
     write): a person who sees a tile misread fixes its code there and scores the hand again."""
     from scoring.errors import ScoringError
@@ -177,4 +191,4 @@ def rescore_command(hand: dict, rules: str) -> str | None:
         notation = to_notation(*hand_from_json(hand))
     except ScoringError:
         return None
-    return f'mjlens score "{notation}" --rules {rules}'
+    return f'mjlens score "{notation}" --rules {rules}' + "".join(f" --option {shlex.quote(o)}" for o in options)
