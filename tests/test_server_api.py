@@ -81,6 +81,21 @@ def test_score_endpoint_returns_the_engines_result(client):
     assert response.json()["total"] > 0
 
 
+def test_rule_set_options_are_listed_and_taken_by_score_and_photo(client):
+    rules = {r["name"]: r for r in client.get("/api/rules").json()["rules"]}
+    edition = next(o for o in rules["sihai"]["options"] if o["name"] == "edition")
+    assert edition["default"] == "D" and edition["doc"]
+    discard = dict(HAND, self_drawn=False)  # edition B's discard payments differ (F = 25)
+    standard = client.post("/api/score?rules=sihai", json=discard).json()
+    options = json.dumps({"edition": "B", "level": "II"})
+    edition_b = client.post("/api/score", params={"rules": "sihai", "options": options}, json=discard).json()
+    assert edition_b["breakdown"]["edition"] == "B" and edition_b["payments"] != standard["payments"]
+    assert_error(client.post("/api/score", params={"rules": "sihai", "options": '{"nope": 1}'}, json=HAND),
+                 422, "bad_option")
+    assert_error(client.post("/api/score", params={"options": "[1]"}, json=HAND), 422, "malformed_json")
+    assert_error(post_photo(client, png_bytes(), rules="sihai", options='{"edition": "Z"}'), 422, "bad_option")
+
+
 def test_score_endpoint_says_why_a_hand_does_not_score(client):
     from scoring import parse_notation
     from scoring.jsonio import hand_to_json
@@ -112,11 +127,14 @@ def test_photo_endpoint_reads_with_the_rules_context_and_winning_tile_sent(clien
 
     sample = Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg"
     context = {"seat_wind": "S", "round_wind": "W", "self_drawn": True, "dealer": "S"}
+    options = {"edition": "B", "level": "III"}
     body = post_photo(client, sample.read_bytes(), "hand.jpg", "image/jpeg", rules="sihai",
-                      context=json.dumps(context), winning_tile="9p").json()
-    expected = read_photo(sample.read_bytes(), rules="sihai", context=context, winning_tile="9p").to_json()
+                      context=json.dumps(context), options=json.dumps(options), winning_tile="9p").json()
+    expected = read_photo(sample.read_bytes(), rules="sihai", context=context, winning_tile="9p",
+                          options=options).to_json()
     assert {k: v for k, v in body.items() if k != "image"} == expected
     assert body["score"]["rules"] == "sihai" and body["hand"]["round_wind"] == "W" and body["hand"]["self_drawn"]
+    assert body["score"]["breakdown"]["edition"] == "B"
 
 
 @pytest.mark.parametrize("code", ["model_missing", "model_corrupt", "model_classes", "model_input", "model_output"])
@@ -232,7 +250,7 @@ def test_request_time_limit_gives_408(monkeypatch):
 
     release = threading.Event()
 
-    def slow_score(hand, rules):  # scoring that outlasts the request's time limit
+    def slow_score(hand, rules, options):  # scoring that outlasts the request's time limit
         release.wait(30)
         return {"ok": True}
 

@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -198,6 +199,28 @@ def test_context_change_rescores_and_fans_point_at_tiles(page, winning_reading):
     expect(page.locator("#fans")).to_contain_text("Last Tile")
     page.locator("#fans tbody tr").first.hover()
     expect(page.locator("#overlay g.tile-box.highlight").first).to_be_visible()
+
+
+def test_rule_set_options_are_offered_per_rule_set_and_rescore(page, winning_reading):
+    upload_sample(page)
+    with page.expect_response(lambda r: "/api/score" in r.url):
+        page.select_option("#rules", "sihai")
+    page.click("#rule-options summary")
+    expect(page.locator("#option-fields input[name='edition']")).to_have_value("D")
+    expect(page.locator("#option-fields input[name='kong_1998']")).to_have_count(0)  # MCR's, not Sihai's
+    with page.expect_response(lambda r: "/api/score" in r.url and '"level":"II"' in unquote(r.url)):
+        page.fill("#option-fields input[name='level']", "II")
+        page.locator("#option-fields input[name='level']").dispatch_event("change")
+    with page.expect_response(lambda r: "/api/score" in r.url and '"edition":"B"' in unquote(r.url)) as answer:
+        page.fill("#option-fields input[name='edition']", "B")
+        page.locator("#option-fields input[name='edition']").dispatch_event("change")
+    body = answer.value.json()
+    assert body["ok"] and body["breakdown"]["edition"] == "B" and body["breakdown"]["level"] == "II"
+    expect(page.locator("#total")).to_have_text(f"{body['total']} 番")
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.select_option("#rules", "mcr")  # another rule set: its own options, at their defaults
+    assert "options=%7B%7D" in answer.value.url
+    expect(page.locator("#option-fields input[name='kong_1998']")).not_to_be_checked()
 
 
 @pytest.fixture(scope="module")

@@ -7,8 +7,10 @@ Endpoints:
     GET  /openapi.json  the API's OpenAPI schema
     GET  /api/health    liveness plus the rule sets on offer
     GET  /api/rules     the rule sets the scoring engine registers
-    POST /api/photo     multipart: `image` (file), `rules`, `context` (JSON object) -> tiles, groups, hand, score
-    POST /api/score     JSON hand (scoring schema) in the body, `?rules=` -> score; a hand that does
+    POST /api/photo     multipart: `image` (file), `rules`, `context`, `options` (JSON objects) -> tiles,
+                        groups, hand, score
+    POST /api/score     JSON hand (scoring schema) in the body, `?rules=&options=` (options: a JSON
+                        object, as GET /api/rules lists them) -> score; a hand that does
                         not score also gets `why`, the sentence `mjlens score` prints for it
 
 Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
@@ -249,7 +251,17 @@ def _rule_sets() -> list[dict[str, str]]:
     """The registered rule sets with their titles, for the page's chooser."""
     from scoring.rules import available_rulesets, get_ruleset
 
-    return [{"name": name, "title": get_ruleset(name).title} for name in available_rulesets()]
+    return [{"name": name, "title": get_ruleset(name).title, "options": _options_of(get_ruleset(name))}
+            for name in available_rulesets()]
+
+
+def _options_of(ruleset) -> list[dict]:
+    """A rule set's options as the page offers them: name, default (bool, int, float or str), what
+    it switches."""
+    import dataclasses
+
+    return [{"name": f.name, "default": f.default, "doc": f.metadata.get("doc", "")}
+            for f in dataclasses.fields(ruleset.options_type)]
 
 
 def _check_rules(rules: str) -> None:
@@ -260,7 +272,8 @@ def _check_rules(rules: str) -> None:
         raise ApiError(422, "unknown_rules", f"unknown rule set {rules!r}; choose one of {', '.join(known)}")
 
 
-def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | None, max_pixels: int) -> dict:
+def _recognise(upload: BinaryIO, rules: str, context: dict, options: dict, winning_tile: str | None,
+               max_pixels: int) -> dict:
     from vision.detector import DetectorError, load_image
     from vision.photo_errors import PhotoError
     from vision.pipeline import read_photo
@@ -276,7 +289,7 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | 
             # Decoded once, in the check: the pipeline reads the same upright pixels the preview shows.
             photo = load_image(checked.decoded)[0]
             image["preview"] = preview_data_url(photo)
-        result = read_photo(photo, rules=rules, context=context, winning_tile=winning_tile)
+        result = read_photo(photo, rules=rules, context=context, winning_tile=winning_tile, options=options or None)
     except (PhotoError, DetectorError) as exc:  # unusable input or options; "no tiles"/"not winning" are results
         status, code = _PIPELINE_INPUT_ERRORS.get(
             exc.code, (503 if exc.code.startswith(MODEL_ERROR_PREFIX) else 422, exc.code))
@@ -286,11 +299,11 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, winning_tile: str | 
     return {**result.to_json(), "image": image}
 
 
-def _score(hand: dict, rules: str) -> dict:
+def _score(hand: dict, rules: str, options: dict) -> dict:
     from scoring import score_json
     from scoring.rules import why_not_scored
 
-    out = score_json(hand, rules=rules)
+    out = score_json(hand, rules=rules, options=options or None)
     if out.get("ok") and out["reason"]:
         out["why"] = why_not_scored(out["rules"], out["reason"], out["refused_forms"], out["breakdown"])
     return out
@@ -350,6 +363,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG, WebP or HEIC)"),
         rules: str = Form("mcr"),
         context: str = Form("{}", description="JSON object: self_drawn, seat_wind, round_wind, ..."),
+        options: str = Form("{}", description="JSON object: the rule set's options (GET /api/rules lists them)"),
         winning_tile: str | None = Form(None),
     ):
         declared = (image.content_type or "").split(";")[0].strip().lower()
@@ -357,13 +371,15 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
             raise ApiError(415, "not_an_image", f"a {declared} file is not a photo; send {ACCEPTED_NAMES}")
         _check_rules(rules)
         context_dict = _parse_json_object(context, "context")
-        return await pool.run(_recognise, image.file, rules, context_dict, winning_tile or None, settings.max_pixels)
+        options_dict = _parse_json_object(options, "options")
+        return await pool.run(_recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
+                              settings.max_pixels)
 
     @app.post("/api/score")
-    async def score(request: Request, rules: str = "mcr"):
+    async def score(request: Request, rules: str = "mcr", options: str = "{}"):
         hand = _parse_json_object(await request.body(), "the hand")
         _check_rules(rules)
-        result = await pool.run(_score, hand, rules)
+        result = await pool.run(_score, hand, rules, _parse_json_object(options, "options"))
         return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
     app.state.pool = pool  # tests hold the queue to see a busy server

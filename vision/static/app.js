@@ -26,6 +26,7 @@ const state = {
   scoreSeq: 0, // only the newest /api/score answer is shown
   upload: null, // AbortController of the /api/photo request in flight: only the last chosen photo is shown
   pickerTile: null,
+  ruleOptions: {}, // rule set name -> its options [{name, default, doc}] from /api/rules
 };
 
 const $ = (id) => document.getElementById(id);
@@ -39,6 +40,48 @@ function tileLabel(code) {
 // Until the rule-set list has loaded, the engine's default applies.
 function currentRules() {
   return $("rules").value || "mcr";
+}
+
+// The rule set's options the referee changed from their defaults (the API takes the rest as they are).
+function currentOptions() {
+  const changed = {};
+  for (const input of $("option-fields").querySelectorAll("input")) {
+    const option = (state.ruleOptions[currentRules()] || []).find((o) => o.name === input.name);
+    if (!option) continue;
+    let value = input.value;
+    if (typeof option.default === "boolean") value = input.checked;
+    else if (typeof option.default === "number") {
+      if (input.value.trim() === "") continue;
+      value = Number(input.value);
+    }
+    if (value !== option.default) changed[option.name] = value;
+  }
+  return changed;
+}
+
+// One field per option of the chosen rule set, at its default; a change rescores.
+function buildOptionFields() {
+  const root = $("option-fields");
+  root.innerHTML = "";
+  for (const option of state.ruleOptions[currentRules()] || []) {
+    const label = document.createElement("label");
+    label.title = option.doc;
+    const input = document.createElement("input");
+    input.name = option.name;
+    if (typeof option.default === "boolean") {
+      input.type = "checkbox";
+      input.checked = option.default;
+      label.append(input, ` ${option.name}`);
+    } else {
+      input.type = typeof option.default === "number" ? "number" : "text";
+      if (Number.isInteger(option.default)) input.step = "1";
+      input.value = option.default;
+      input.size = 6;
+      label.append(`${option.name} `, input);
+    }
+    input.addEventListener("change", rescore);
+    root.append(label);
+  }
 }
 
 function showError(message) {
@@ -69,6 +112,7 @@ async function uploadPhoto(file) {
   form.append("image", file);
   form.append("rules", currentRules());
   form.append("context", JSON.stringify(contextFields()));
+  form.append("options", JSON.stringify(currentOptions()));
   try {
     const response = await fetch("/api/photo", { method: "POST", body: form, signal: upload.signal });
     const body = await apiJson(response);
@@ -244,7 +288,8 @@ async function rescore() {
     return;
   }
   try {
-    const response = await fetch(`/api/score?rules=${encodeURIComponent(currentRules())}`, {
+    const query = `rules=${encodeURIComponent(currentRules())}&options=${encodeURIComponent(JSON.stringify(currentOptions()))}`;
+    const response = await fetch(`/api/score?${query}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(hand),
@@ -565,11 +610,15 @@ function buildContext() {
   }
   syncFlowerButtons();
   syncDiscarder();
-  document.querySelectorAll("#context-section input, #context-section select, #rules").forEach((el) => {
+  document.querySelectorAll("#context-section > .context input, #context-section > .context select").forEach((el) => {
     el.addEventListener("change", () => {
       syncDiscarder();
       rescore();
     });
+  });
+  $("rules").addEventListener("change", () => {
+    buildOptionFields(); // another rule set, its own options at their defaults
+    rescore();
   });
 }
 
@@ -577,10 +626,14 @@ async function loadRules() {
   const select = $("rules");
   try {
     const body = await apiJson(await fetch("/api/rules"));
-    for (const r of body.rules) select.append(new Option(r.title, r.name));
+    for (const r of body.rules) {
+      select.append(new Option(r.title, r.name));
+      state.ruleOptions[r.name] = r.options;
+    }
   } catch (_) {
     select.append(new Option("mcr", "mcr"));
   }
+  buildOptionFields();
 }
 
 document.addEventListener("DOMContentLoaded", () => {
