@@ -327,3 +327,27 @@ def test_the_csv_timeline_holds_each_events_score_and_each_videos_error(tmp_path
         "fans": "清龙 Pure Straight 16; 四归一 Tile Hog 4", "confidence": "0.61"}
     assert json.loads(rows[0]["hand"]) == HAND_A
     assert (rows[1]["video"], rows[1]["time"], rows[1]["error"], rows[1]["total"]) == ("b.mp4", "4.0", "stopped at frame 96", "")
+
+
+def test_rule_set_options_reach_every_frames_reading(monkeypatch):
+    import vision.pipeline
+    from vision.footage import read_frame
+
+    seen = []
+
+    def reading(image, **kwargs):
+        seen.append((kwargs["rules"], kwargs["options"]))
+        return vision.pipeline.PhotoResult()
+
+    monkeypatch.setattr(vision.pipeline, "read_photo", reading)
+    settings = FootageSettings(rules="sihai", options={"edition": "B", "level": "II"})
+    read_frame(np.zeros((48, 64, 3), np.uint8), settings, time=0.0)
+    assert seen == [("sihai", {"edition": "B", "level": "II"})]
+
+
+def test_a_bad_rule_set_option_is_refused_with_the_other_arguments(tmp_path):
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"")
+    run = footage(video, "--rules", "sihai", "--option", "edition=Z", "--stable", "0")
+    assert run.returncode == 2
+    assert [line.rsplit("[", 1)[1] for line in run.stderr.splitlines()] == ["bad_argument]", "bad_option]"]

@@ -36,6 +36,7 @@ class FootageSettings:
     every: float = 0.5  # seconds between samples
     rules: str = "mcr"
     context: dict[str, Any] = field(default_factory=dict)  # win context for the pipeline, e.g. seat wind
+    options: dict[str, Any] = field(default_factory=dict)  # the rule set's options (empty: its defaults)
     stable_samples: int = 3  # consecutive identical readings that make a hand an event
     forget_samples: int = 6  # samples without any complete hand before a new event may start
     # Readings less sure than this count as "no hand". The pipeline's confidence is the joint
@@ -223,7 +224,8 @@ def read_frame(frame, settings: FootageSettings, time: float) -> Reading:
     rgb = np.ascontiguousarray(frame[:, :, ::-1])
     # Like the other input size (`_one_size`), a frame is not read again turned level: that is a
     # second detector pass, most frames show no winning hand, and a hand must read alike on several.
-    result = read_photo(rgb, rules=settings.rules, context=settings.context, detect=_one_size, turn_level=False)
+    result = read_photo(rgb, rules=settings.rules, context=settings.context, options=settings.options or None,
+                        detect=_one_size, turn_level=False)
     return reading_from_photo(time, result.to_json(), settings.min_confidence, payload=(rgb, result))
 
 

@@ -9,7 +9,8 @@ import json
 import sys
 from pathlib import Path
 
-from scoring.cli import fail
+from scoring.cli import fail, parse_options
+from scoring.errors import ScoringError
 from vision.footage import FootageSettings, VideoTimeline
 from vision.outputs import write_problem
 
@@ -28,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rules", default="mcr", help="rule set to score with (default mcr)")
     parser.add_argument("--seat", default="E", help="seat wind of the winner (default E)")
     parser.add_argument("--round", dest="round_wind", default="E", help="round wind (default E)")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="a rule-set option, as for mjlens score, e.g. edition=B (repeatable)")
     parser.add_argument("--stable", type=int, default=3,
                         help="samples a hand must be read the same before it counts (default 3)")
     parser.add_argument("--out", type=Path, help="timeline file, .jsonl or .csv (default: JSONL on stdout)")
@@ -110,7 +113,13 @@ def run(args: argparse.Namespace) -> int:
         problems.append(("bad_argument", "--address only applies with --engine ray"))
     context = {"seat_wind": args.seat, "round_wind": args.round_wind}
     try:
-        settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable, context=context)
+        options = parse_options(args.option)
+    except ScoringError as exc:
+        problems.append((exc.code, exc.message))
+        options = {}
+    try:
+        settings = FootageSettings(every=args.every, rules=args.rules, stable_samples=args.stable, context=context,
+                                   options=options)
     except ValueError as exc:
         problems.append(("bad_argument", str(exc)))
     if args.rules in available_rulesets():
@@ -118,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         from vision.pipeline import check_options
 
         try:
-            check_options(args.rules, context, None)
+            check_options(args.rules, context, options)
         except PhotoError as exc:
             problems.append((exc.code, exc.message))
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:
