@@ -206,21 +206,24 @@ def test_rule_set_options_are_offered_per_rule_set_and_rescore(page, winning_rea
     with page.expect_response(lambda r: "/api/score" in r.url):
         page.select_option("#rules", "sihai")
     page.click("#rule-options summary")
-    expect(page.locator("#option-fields input[name='edition']")).to_have_value("D")
+    edition = page.locator("#option-fields select[name='edition']")  # a choice of the allowed values
+    expect(edition).to_have_value("D")
+    assert edition.locator("option").all_text_contents() == ["A", "B", "C", "D"]
+    expect(page.locator("#option-fields")).to_contain_text("分付线")  # what each option switches, written out
     expect(page.locator("#option-fields input[name='kong_1998']")).to_have_count(0)  # MCR's, not Sihai's
     with page.expect_response(lambda r: "/api/score" in r.url and '"level":"II"' in unquote(r.url)):
-        page.fill("#option-fields input[name='level']", "II")
-        page.locator("#option-fields input[name='level']").dispatch_event("change")
+        page.select_option("#option-fields select[name='level']", "II")
     with page.expect_response(lambda r: "/api/score" in r.url and '"edition":"B"' in unquote(r.url)) as answer:
-        page.fill("#option-fields input[name='edition']", "B")
-        page.locator("#option-fields input[name='edition']").dispatch_event("change")
+        edition.select_option("B")
     body = answer.value.json()
     assert body["ok"] and body["breakdown"]["edition"] == "B" and body["breakdown"]["level"] == "II"
-    expect(page.locator("#total")).to_have_text(f"{body['total']} 番")
+    expect(page.locator("#total")).to_have_text(f"{body['total']} 分")  # Sihai counts points, not 番
+    expect(page.locator("#score-summary")).to_have_text(body["summary"])
     with page.expect_response(lambda r: "/api/score" in r.url) as answer:
         page.select_option("#rules", "mcr")  # another rule set: its own options, at their defaults
     assert "options=%7B%7D" in answer.value.url
     expect(page.locator("#option-fields input[name='kong_1998']")).not_to_be_checked()
+    expect(page.locator("#total")).to_have_text(re.compile(r"^\d+ 番$"))
 
 
 @pytest.fixture(scope="module")
@@ -356,6 +359,40 @@ def test_a_meld_that_loses_a_tile_to_the_flowers_rejoins_the_concealed_hand(page
     as_flower = {**hand, "concealed": sorted(without), "flowers": ["3f"]}
     assert {**sent, "concealed": sorted(sent["concealed"])} == as_flower
     expect_score_shown(page, score_json(as_flower))
+
+
+def test_a_pung_with_a_tile_corrected_away_is_no_set_and_is_not_sent(page, base_url, winning_reading):
+    """The sample's 8m pair plus another tile made an exposed pung: one of its tiles corrected to
+    another code leaves three tiles that make no set, which the page says instead of scoring."""
+    answer = photo_answer(page, base_url, SAMPLE)
+    tiles = answer["tiles"]
+    concealed = next(g for g in answer["groups"] if g["kind"] == "concealed")
+    pung = [i for i in concealed["tiles"] if tiles[i]["code"] == "8m"][:2] + [concealed["tiles"][-1]]
+    for i in pung:
+        tiles[i]["code"] = "8m"
+    concealed["tiles"] = [i for i in concealed["tiles"] if i not in pung]
+    answer["groups"].append({"kind": "pung", "concealed": False, "tiles": pung})
+    page.route("**/api/photo", lambda route: route.fulfill(json=answer))
+    upload_sample(page)
+    expect(page.locator("#groups .group.meld .group-name")).to_have_text("pung · exposed")
+    page.click(f"#groups .chip[data-tile='{pung[0]}']")
+    page.click("#picker-tiles button[data-code='7z']")
+    expect(page.locator("#groups .group.meld .group-name")).to_have_text("not a set · exposed")
+    expect(page.locator("#score-status")).to_have_text("7z 8m 8m is not a set: correct its tiles.")
+    expect(page.locator("#warnings")).to_have_class(re.compile("stale"))  # the photo's notes no longer hold
+
+
+def test_a_photo_that_cannot_be_read_clears_the_previous_hand(page, winning_reading, tmp_path):
+    upload_sample(page)
+    expect(page.locator("#total")).not_to_have_text("")
+    blank = tmp_path / "blank.png"
+    from PIL import Image
+
+    Image.new("RGB", (320, 240), (40, 120, 60)).save(blank)
+    page.set_input_files("#photo-input", str(blank))
+    expect(page.locator("#error")).to_contain_text("No tiles found")
+    for section in ("#photo-section", "#hand-section", "#score-section"):
+        expect(page.locator(section)).to_be_hidden()  # not the previous photo's hand and score
 
 
 def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile(page, rotated_sample):

@@ -11,7 +11,8 @@ Endpoints:
                         groups, hand, score
     POST /api/score     JSON hand (scoring schema) in the body, `?rules=&options=` (options: a JSON
                         object, as GET /api/rules lists them) -> score; a hand that does
-                        not score also gets `why`, the sentence `mjlens score` prints for it
+                        not score also gets `why`, the sentence `mjlens score` prints for it,
+                        and a winning hand of Sihai or Shanghai the `summary` line it prints
 
 Every error is JSON `{"ok": false, "error": {"code", "message"}}` with a deliberate status:
 413 upload too big or too many pixels, 415 not an image, 422 malformed JSON / invalid hand or
@@ -251,17 +252,17 @@ def _rule_sets() -> list[dict[str, str]]:
     """The registered rule sets with their titles, for the page's chooser."""
     from scoring.rules import available_rulesets, get_ruleset
 
-    return [{"name": name, "title": get_ruleset(name).title, "options": _options_of(get_ruleset(name))}
-            for name in available_rulesets()]
+    return [{"name": name, "title": get_ruleset(name).title, "unit": get_ruleset(name).unit,
+             "options": _options_of(get_ruleset(name))} for name in available_rulesets()]
 
 
 def _options_of(ruleset) -> list[dict]:
     """A rule set's options as the page offers them: name, default (bool, int, float or str), what
-    it switches."""
+    it switches, and the values it takes where only some are allowed."""
     import dataclasses
 
-    return [{"name": f.name, "default": f.default, "doc": f.metadata.get("doc", "")}
-            for f in dataclasses.fields(ruleset.options_type)]
+    return [{"name": f.name, "default": f.default, "doc": f.metadata.get("doc", ""),
+             "choices": list(f.metadata.get("choices", ()))} for f in dataclasses.fields(ruleset.options_type)]
 
 
 def _check_rules(rules: str) -> None:
@@ -301,11 +302,15 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, options: dict, winni
 
 def _score(hand: dict, rules: str, options: dict) -> dict:
     from scoring import score_json
-    from scoring.rules import why_not_scored
+    from scoring.jsonio import hand_from_json
+    from scoring.rules import get_ruleset, why_not_scored
 
     out = score_json(hand, rules=rules, options=options or None)
     if out.get("ok") and out["reason"]:
         out["why"] = why_not_scored(out["rules"], out["reason"], out["refused_forms"], out["breakdown"])
+    ruleset = get_ruleset(rules)
+    if out.get("ok") and out["winning"] and ruleset.summary is not None:
+        out["summary"] = ruleset.summary(ruleset.score(*hand_from_json(hand), options or None))
     return out
 
 

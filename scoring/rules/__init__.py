@@ -11,6 +11,7 @@ It defines ``RULESET = RuleSet(...)`` with:
   results as ``"rules"``.
 - ``title``: a human title, e.g. ``"Chinese Official (MCR, 国标)"``; the part before `` (`` names
   the rule set in sentences (``plain_title``).
+- ``unit``: what the total counts, as a table says it after the number (MCR 番, Sihai 分, Shanghai 点).
 - ``options_type``: a *frozen* dataclass whose fields all have defaults (bool, int, float or str).
   Its defaults are the rule set's standard rules; each field's docstring/comment says what it
   switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys or values
@@ -76,6 +77,7 @@ from ..result import BELOW_MINIMUM, NOT_WINNING, Result
 class RuleSet:
     name: str
     title: str
+    unit: str  # of the total (see the contract above)
     options_type: type
     fans: tuple[Fan, ...]
     evaluate: Callable[[Hand, WinContext, Any], Result] = field(repr=False)
@@ -206,9 +208,10 @@ def why_not_scored(rules: str, reason: str | None, refused_forms: Sequence[str],
     return None
 
 
-def option(default: Any, doc: str) -> Any:
-    """A field of a rule set's options dataclass, with the help text its docs and messages show."""
-    return field(default=default, metadata={"doc": doc})
+def option(default: Any, doc: str, choices: Sequence[Any] = ()) -> Any:
+    """A field of a rule set's options dataclass, with the help text its docs and messages show,
+    and for a field that takes only some values, those (the web page offers them to choose)."""
+    return field(default=default, metadata={"doc": doc, "choices": tuple(choices)})
 
 
 @lru_cache(maxsize=None)

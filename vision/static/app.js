@@ -14,7 +14,10 @@ const PLAYING_CODES = [
 ];
 const FLOWER_CODES = Object.keys(FLOWERS);
 const WINDS = ["E", "S", "W", "N"];
-const UNCERTAIN_BELOW = 0.6; // a tile read with less confidence than this is flagged
+// Besides the tiles the hand reader flags, outline those read less surely than this: a person
+// checking the photo should look at them too.
+const LOW_CONFIDENCE = 0.6;
+const LIKELY_ALTERNATIVE = 0.05; // the picker marks the box's readings at least this probable
 const MIN_LABEL_PX = 11; // smallest tile label on screen, in CSS pixels
 
 const state = {
@@ -26,7 +29,9 @@ const state = {
   scoreSeq: 0, // only the newest /api/score answer is shown
   upload: null, // AbortController of the /api/photo request in flight: only the last chosen photo is shown
   pickerTile: null,
-  ruleOptions: {}, // rule set name -> its options [{name, default, doc}] from /api/rules
+  ruleOptions: {}, // rule set name -> its options [{name, default, doc, choices}] from /api/rules
+  ruleUnits: {}, // rule set name -> the unit of its total (番, 分, 点)
+  photoUrl: null, // the object URL the photo shows, released when another replaces it
 };
 
 const $ = (id) => document.getElementById(id);
@@ -45,7 +50,7 @@ function currentRules() {
 // The rule set's options the referee changed from their defaults (the API takes the rest as they are).
 function currentOptions() {
   const changed = {};
-  for (const input of $("option-fields").querySelectorAll("input")) {
+  for (const input of $("option-fields").querySelectorAll("input, select")) {
     const option = (state.ruleOptions[currentRules()] || []).find((o) => o.name === input.name);
     if (!option) continue;
     let value = input.value;
@@ -64,23 +69,38 @@ function buildOptionFields() {
   const root = $("option-fields");
   root.innerHTML = "";
   for (const option of state.ruleOptions[currentRules()] || []) {
+    const field = document.createElement("div");
+    field.className = "option";
     const label = document.createElement("label");
-    label.title = option.doc;
-    const input = document.createElement("input");
-    input.name = option.name;
-    if (typeof option.default === "boolean") {
-      input.type = "checkbox";
-      input.checked = option.default;
-      label.append(input, ` ${option.name}`);
-    } else {
-      input.type = typeof option.default === "number" ? "number" : "text";
-      if (Number.isInteger(option.default)) input.step = "1";
+    let input;
+    if (option.choices && option.choices.length) {
+      input = document.createElement("select");
+      option.choices.forEach((c) => input.append(new Option(String(c), c)));
       input.value = option.default;
-      input.size = 6;
       label.append(`${option.name} `, input);
+    } else {
+      input = document.createElement("input");
+      if (typeof option.default === "boolean") {
+        input.type = "checkbox";
+        input.checked = option.default;
+        label.append(input, ` ${option.name}`);
+      } else {
+        input.type = typeof option.default === "number" ? "number" : "text";
+        if (Number.isInteger(option.default)) input.step = "1";
+        input.value = option.default;
+        label.append(`${option.name} `, input);
+      }
     }
-    input.addEventListener("change", rescore);
-    root.append(label);
+    input.name = option.name;
+    input.addEventListener("change", () => {
+      markEdited();
+      rescore();
+    });
+    const doc = document.createElement("span");
+    doc.className = "hint"; // a phone shows no tooltips: what the option switches is written out
+    doc.textContent = option.doc;
+    field.append(label, doc);
+    root.append(field);
   }
 }
 
@@ -90,14 +110,21 @@ function showError(message) {
   box.hidden = !message;
 }
 
+// The server's JSON answer; an answer that is not JSON (a proxy's error page) is an error that
+// says the server answered, so it is not reported as the server being out of reach.
 async function apiJson(response) {
-  let body = null;
   try {
-    body = await response.json();
+    return await response.json();
   } catch (_) {
-    throw new Error(`The server answered ${response.status} without a readable message.`);
+    const err = new Error(`the server answered ${response.status} without a readable message`);
+    err.answered = true;
+    throw err;
   }
-  return body;
+}
+
+function networkMessage(err) {
+  return err.answered ? `${err.message[0].toUpperCase()}${err.message.slice(1)}.`
+    : `Could not reach the server (${err.message}); the next change tries again.`;
 }
 
 // ---------------------------------------------------------------- photo upload
@@ -119,18 +146,25 @@ async function uploadPhoto(file) {
     if (upload.signal.aborted) return; // the answer came in just as a newer photo was chosen
     if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
+      clearReading(); // the previous photo's hand and score are not this photo's
       showError(`Could not read that photo: ${message}`);
       return;
     }
     if (!body.tiles.length) {
+      clearReading();
       showError("No tiles found in this photo. Photograph the winning hand from closer, with the tiles in good light.");
       return;
     }
     // An iPhone's HEIC shows only in Safari: the server sends a JPEG preview of such photos.
-    $("photo").src = body.image.preview || URL.createObjectURL(file);
+    if (state.photoUrl) URL.revokeObjectURL(state.photoUrl);
+    state.photoUrl = body.image.preview ? null : URL.createObjectURL(file);
+    $("photo").src = body.image.preview || state.photoUrl;
     loadReading(body);
   } catch (err) {
-    if (!upload.signal.aborted) showError(`Could not reach the server: ${err.message}`);
+    if (!upload.signal.aborted) {
+      clearReading();
+      showError(err.answered ? `Could not read that photo: ${err.message}.` : networkMessage(err));
+    }
   } finally {
     if (state.upload === upload) {
       state.upload = null;
@@ -139,15 +173,33 @@ async function uploadPhoto(file) {
   }
 }
 
+function clearReading() {
+  state.tiles = [];
+  state.groups = [];
+  state.winning = null;
+  state.flowers = new Set();
+  state.image = null;
+  state.scoreSeq++; // a score still on its way belongs to the hand cleared
+  syncFlowerButtons();
+  for (const id of ["photo-section", "hand-section", "score-section"]) $(id).hidden = true;
+}
+
+// A tile, meld or the rule set changed: what the photo's reading said of the hand no longer holds.
+function markEdited() {
+  $("read-confidence").textContent = "";
+  $("warnings").classList.add("stale");
+}
+
 // Turns the pipeline's answer into the page's model: tiles by index, groups of tile indices.
 function loadReading(body) {
   state.image = body.image;
   state.tiles = body.tiles.map((t) => ({
     code: t.code,
+    detected: t.detected || t.code,
     box: t.box,
     confidence: t.confidence,
     alternatives: t.alternatives || [],
-    uncertain: Boolean(t.uncertain) || t.confidence < UNCERTAIN_BELOW,
+    uncertain: Boolean(t.uncertain) || t.confidence < LOW_CONFIDENCE,
   }));
   state.groups = [];
   state.winning = null;
@@ -157,7 +209,7 @@ function loadReading(body) {
     const indices = (g.tiles || []).filter((i) => Number.isInteger(i) && i >= 0 && i < state.tiles.length);
     indices.forEach((i) => placed.add(i));
     const kind = String(g.kind || "");
-    if (kind === "flowers" || kind === "flower") {
+    if (kind === "flowers") {
       indices.forEach((i) => state.flowers.add(state.tiles[i].code));
       continue;
     }
@@ -166,23 +218,19 @@ function loadReading(body) {
       concealedGroup().tiles.push(...indices);
       continue;
     }
-    if (kind === "concealed" || kind === "hand") {
+    if (kind === "concealed") {
       concealedGroup().tiles.push(...indices);
-      continue;
-    }
-    if (kind === "unassigned") {
-      state.groups.push({ role: "unassigned", tiles: indices, concealed: true });
       continue;
     }
     state.groups.push({ role: "meld", tiles: indices, concealed: Boolean(g.concealed) });
   }
-  if (Number.isInteger(body.winning_index)) state.winning = body.winning_index;
   const leftovers = state.tiles.map((_, i) => i).filter((i) => !placed.has(i));
   if (leftovers.length) state.groups.push({ role: "unassigned", tiles: leftovers, concealed: true });
   syncFlowerButtons();
   const notes = (body.warnings || []).map(warningText);
   if (body.error) notes.unshift(body.error.message);
   $("warnings").textContent = notes.join(" · ");
+  $("warnings").classList.remove("stale");
   // How sure the photo's reading is; it says nothing of the hand once a tile has been corrected.
   const won = body.score && body.score.ok && body.score.winning;
   $("read-confidence").textContent = won
@@ -217,10 +265,15 @@ function concealedGroup() {
 
 // ---------------------------------------------------------------- the hand the page shows
 
+// A group's kind as its tiles make it, or null when they make no set (a misread or moved tile).
 function meldKind(codes) {
-  if (codes.length === 4) return "kong";
-  if (codes.length === 3 && codes.every((c) => c === codes[0])) return "pung";
-  return "chow";
+  const faces = codes.filter((c) => c !== "back");
+  if (codes.length === 4) return faces.every((c) => c === faces[0]) ? "kong" : null;
+  if (codes.length !== 3 || faces.length !== 3) return null;
+  if (faces.every((c) => c === faces[0])) return "pung";
+  const ranks = faces.map((c) => Number(c[0])).sort();
+  const oneSuit = faces.every((c) => c[1] === faces[0][1]) && faces[0][1] in SUITS;
+  return oneSuit && ranks[1] === ranks[0] + 1 && ranks[2] === ranks[1] + 1 ? "chow" : null;
 }
 
 function sortCodes(codes) {
@@ -236,14 +289,14 @@ function currentHand() {
     if (g.role === "concealed") {
       g.tiles.filter((i) => i !== state.winning).forEach((i) => concealed.push(state.tiles[i].code));
     } else if (g.role === "meld") {
-      const kind = meldKind(codes);
+      const kind = meldKind(codes) || (codes.length === 4 ? "kong" : "chow"); // rescore() stops at no set
       if (g.concealed && kind !== "kong") {
         concealed.push(...codes); // a concealed chow or pung is simply part of the concealed hand
         continue;
       }
       // A concealed kong may show two faces down: score the face-up code for all four.
       const face = codes.find((c) => c !== "back") || "back";
-      const tiles = kind === "kong" ? codes.map(() => face) : sortCodes(codes);
+      const tiles = kind === "kong" ? codes.map((c) => (c === "back" ? face : c)) : sortCodes(codes);
       melds.push({ kind, tiles, concealed: g.concealed });
     }
   }
@@ -287,6 +340,12 @@ async function rescore() {
     showScore({ ok: false, error: { code: "no_winning_tile", message: "Tap a tile and mark it as the winning tile." } });
     return;
   }
+  const unset = state.groups.find((g) => g.role === "meld" && !meldKind(g.tiles.map((i) => state.tiles[i].code)));
+  if (unset) {
+    const codes = unset.tiles.map((i) => state.tiles[i].code).join(" ");
+    showScore({ ok: false, error: { code: "bad_meld", message: `${codes} is not a set: correct its tiles.` } });
+    return;
+  }
   try {
     const query = `rules=${encodeURIComponent(currentRules())}&options=${encodeURIComponent(JSON.stringify(currentOptions()))}`;
     const response = await fetch(`/api/score?${query}`, {
@@ -297,7 +356,7 @@ async function rescore() {
     const body = await apiJson(response);
     if (seq === state.scoreSeq) showScore(body, hand);
   } catch (err) {
-    if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: err.message } });
+    if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: networkMessage(err) } });
   }
 }
 
@@ -380,7 +439,7 @@ function renderGroups() {
     name.className = "group-name";
     const codes = g.tiles.map((i) => state.tiles[i].code);
     if (g.role === "meld") {
-      name.textContent = `${meldKind(codes)} · ${g.concealed ? "concealed" : "exposed"}`;
+      name.textContent = `${meldKind(codes) || "not a set"} · ${g.concealed ? "concealed" : "exposed"}`;
     } else {
       name.textContent = g.role === "concealed" ? "concealed hand" : "unassigned (not scored)";
     }
@@ -396,6 +455,7 @@ function renderGroups() {
       toggle.textContent = g.concealed ? "make exposed" : "make concealed";
       toggle.addEventListener("click", () => {
         g.concealed = !g.concealed;
+        markEdited();
         render();
         rescore();
       });
@@ -409,27 +469,34 @@ function showScore(result, hand) {
   const tbody = $("fans").querySelector("tbody");
   tbody.innerHTML = "";
   $("payments").textContent = "";
+  $("score-summary").textContent = "";
   if (!result.ok) {
     $("total").textContent = "";
     $("score-status").textContent = result.error ? result.error.message : "This hand cannot be scored.";
     $("score-status").className = "status bad";
     return;
   }
-  $("total").textContent = `${result.total} 番`;
+  $("total").textContent = `${result.total} ${state.ruleUnits[result.rules] || ""}`.trim();
   const status = result.why || "";
+  $("total").classList.toggle("bad", Boolean(status)); // a total that does not pay is not shown as a win
   $("score-status").textContent = status || "Winning hand.";
   $("score-status").className = status ? "status bad" : "status good";
+  $("score-summary").textContent = result.summary || "";
   for (const fan of result.fans || []) {
     const tr = document.createElement("tr");
     tr.className = "fan";
+    tr.tabIndex = 0; // the tiles behind a fan light up from the keyboard too
     const count = fan.count > 1 ? ` ×${fan.count}` : "";
     tr.innerHTML = "<td class='zh'></td><td class='en'></td><td class='num'></td>";
     tr.children[0].textContent = fan.zh;
-    tr.children[1].textContent = fan.en + count;
+    tr.children[1].textContent = fan.en + count + (fan.provisional ? " *" : "");
+    if (fan.provisional) tr.title = "provisional: no primary source defines this fan; scored by our own definition";
     tr.children[2].textContent = fan.points * (fan.count || 1);
     tr.addEventListener("mouseenter", () => highlight(fanTiles(fan)));
     tr.addEventListener("mouseleave", () => highlight([]));
     tr.addEventListener("click", () => highlight(fanTiles(fan)));
+    tr.addEventListener("focus", () => highlight(fanTiles(fan)));
+    tr.addEventListener("blur", () => highlight([]));
     tbody.append(tr);
   }
   if (result.payments) {
@@ -454,8 +521,10 @@ function fanTiles(fan) {
   const melds = state.groups.filter((g) => g.role === "meld");
   const concealed = state.groups.filter((g) => g.role === "concealed").flatMap((g) => g.tiles);
   const rank = (i) => (i === state.winning ? 0 : concealed.includes(i) ? 1 : 2);
-  const placed = state.groups.filter((g) => g.role !== "unassigned").flatMap((g) => g.tiles)
-    .sort((a, b) => rank(a) - rank(b));
+  const flowerTiles = state.tiles.map((_, i) => i)
+    .filter((i) => isFlowerTile(i) && state.flowers.has(state.tiles[i].code));
+  const placed = [...state.groups.filter((g) => g.role !== "unassigned").flatMap((g) => g.tiles)
+    .sort((a, b) => rank(a) - rank(b)), ...flowerTiles];
   const found = new Set();
   for (const occurrence of occurrences) {
     const wanted = sortCodes(occurrence).join(",");
@@ -486,8 +555,9 @@ function highlight(indices) {
 function openPicker(i) {
   state.pickerTile = i;
   const t = state.tiles[i];
-  $("picker-current").textContent = `(read as ${tileLabel(t.code)})`;
-  const likely = new Set((t.alternatives || []).map((a) => (Array.isArray(a) ? a[0] : a.code)));
+  $("picker-current").textContent = t.code === t.detected ? `(read as ${tileLabel(t.code)})`
+    : `(read as ${tileLabel(t.detected)}, now ${tileLabel(t.code)})`;
+  const likely = new Set((t.alternatives || []).filter((a) => a[1] >= LIKELY_ALTERNATIVE).map((a) => a[0]));
   document.querySelectorAll("#picker-tiles button").forEach((b) => {
     b.classList.toggle("current", b.dataset.code === t.code);
     b.classList.toggle("likely", likely.has(b.dataset.code));
@@ -503,24 +573,29 @@ function isFlowerTile(i) {
   return !state.groups.some((g) => g.tiles.includes(i));
 }
 
-// A chow or pung that loses a tile is no meld: its other tiles go back to the concealed hand.
+// A meld that loses a tile is no meld: its other tiles go back to the concealed hand.
 function takeOutOfGroups(i) {
+  const broken = state.groups.filter((g) => g.role === "meld" && g.tiles.includes(i));
   for (const g of state.groups) g.tiles = g.tiles.filter((k) => k !== i);
-  const broken = state.groups.filter((g) => g.role === "meld" && g.tiles.length < 3);
   state.groups = state.groups.filter((g) => !broken.includes(g));
   broken.forEach((g) => concealedGroup().tiles.push(...g.tiles));
+}
+
+// A flower code stays among the hand's flowers while some flower tile of the photo still shows it.
+function releaseFlower(code, tile) {
+  const shown = state.tiles.some((t, k) => k !== tile && isFlowerTile(k) && t.code === code);
+  if (!shown) state.flowers.delete(code);
 }
 
 // A tile corrected to a flower leaves the hand for the flowers; a flower corrected to a playing
 // tile joins the concealed hand.
 function pickCode(code) {
-  const i = state.pickerTile;
-  $("picker").close();
+  const i = closePicker();
   if (i === null) return;
   const tile = state.tiles[i];
   const toFlower = code in FLOWERS;
   if (isFlowerTile(i)) {
-    state.flowers.delete(tile.code);
+    releaseFlower(tile.code, i);
     if (!toFlower) concealedGroup().tiles.push(i);
   } else if (toFlower) {
     takeOutOfGroups(i);
@@ -529,9 +604,25 @@ function pickCode(code) {
   if (toFlower) state.flowers.add(code);
   tile.code = code;
   tile.uncertain = false; // a person has checked it
+  markEdited();
   syncFlowerButtons();
   render();
+  refocus(i);
   rescore();
+}
+
+// The tile the picker was opened for (null if none); the picker is closed.
+function closePicker() {
+  const i = state.pickerTile;
+  state.pickerTile = null;
+  $("picker").close();
+  return i;
+}
+
+// After the hand is drawn anew, the keyboard stays on the tile just changed.
+function refocus(i) {
+  const chip = document.querySelector(`#groups .chip[data-tile='${i}']`);
+  if (chip) chip.focus();
 }
 
 function buildPicker() {
@@ -559,16 +650,21 @@ function buildPicker() {
     root.append(div);
   }
   $("picker-winning").addEventListener("click", () => {
-    const i = state.pickerTile;
-    $("picker").close();
+    const i = closePicker();
     if (i === null) return;
     // The winning tile belongs to the concealed hand; take it out of the flowers or of its meld.
-    if (isFlowerTile(i)) state.flowers.delete(state.tiles[i].code);
+    if (isFlowerTile(i)) releaseFlower(state.tiles[i].code, i);
     takeOutOfGroups(i);
     concealedGroup().tiles.push(i);
     state.winning = i;
+    markEdited();
+    syncFlowerButtons();
     render();
+    refocus(i);
     rescore();
+  });
+  $("picker").addEventListener("close", () => {
+    state.pickerTile = null;
   });
 }
 
@@ -603,6 +699,7 @@ function buildContext() {
     b.addEventListener("click", () => {
       if (state.flowers.has(code)) state.flowers.delete(code);
       else state.flowers.add(code);
+      markEdited();
       syncFlowerButtons();
       rescore();
     });
@@ -618,6 +715,7 @@ function buildContext() {
   });
   $("rules").addEventListener("change", () => {
     buildOptionFields(); // another rule set, its own options at their defaults
+    markEdited();
     rescore();
   });
 }
@@ -629,9 +727,11 @@ async function loadRules() {
     for (const r of body.rules) {
       select.append(new Option(r.title, r.name));
       state.ruleOptions[r.name] = r.options;
+      state.ruleUnits[r.name] = r.unit;
     }
   } catch (_) {
     select.append(new Option("mcr", "mcr"));
+    state.ruleUnits.mcr = "番";
   }
   buildOptionFields();
 }

@@ -14,6 +14,7 @@ check_fan_table(FANS)
 RULESET = RuleSet(
     name="mcr",
     title="Chinese Official (MCR, 国标麻将)",
+    unit="番",
     options_type=MCROptions,
     fans=tuple(FANS),
     evaluate=evaluate,

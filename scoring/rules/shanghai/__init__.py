@@ -11,6 +11,7 @@ check_fan_table(FANS)
 RULESET = RuleSet(
     name="shanghai",
     title="Shanghai old-style (上海老式麻将)",
+    unit="点",
     options_type=Options,
     fans=tuple(FANS),
     evaluate=evaluate,

@@ -12,6 +12,7 @@ check_fan_table(FANS)
 RULESET = RuleSet(
     name="sihai",
     title="Sihai standard 3.1 (四海麻将标准版 3.1)",
+    unit="分",
     options_type=Options,
     fans=tuple(FANS),
     evaluate=evaluate,

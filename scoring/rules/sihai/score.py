@@ -75,9 +75,9 @@ CAP_RULES = {
 
 @dataclass(frozen=True)
 class Options:
-    edition: str = option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)")
-    level: str = option("IV", "I-V, the win thresholds; must be a level the edition is played at")
-    cap: str = option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)")
+    edition: str = option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)", tuple(EDITION_LEVELS))
+    level: str = option("IV", "I-V, the win thresholds; must be a level the edition is played at", tuple(LEVEL_LINES))
+    cap: str = option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)", tuple(CAP_RULES))
     provisional: bool = option(True, "score the fans without a primary source (flagged `provisional`); "
                                       "false drops them and the 筋不靠 hand form")
 
