@@ -382,6 +382,25 @@ def test_a_pung_with_a_tile_corrected_away_is_no_set_and_is_not_sent(page, base_
     expect(page.locator("#warnings")).to_have_class(re.compile("stale"))  # the photo's notes no longer hold
 
 
+def test_a_stray_tile_leaves_the_hand_and_joins_it_again(page, winning_reading):
+    upload_sample(page)
+    original = page.locator("#total").inner_text()
+    concealed = next(g["tiles"] for g in winning_reading["groups"] if g["kind"] == "concealed")
+    stray = concealed[0]
+    page.click(f"#groups .chip[data-tile='{stray}']")
+    expect(page.locator("#picker-join")).to_be_hidden()
+    with page.expect_response(lambda r: "/api/score" in r.url) as answer:
+        page.click("#picker-leave")
+    assert len(answer.value.request.post_data_json["concealed"]) == len(concealed) - 1
+    expect(page.locator(f"#groups .group.unassigned .chip[data-tile='{stray}']")).to_be_visible()
+    expect(page.locator("#score-status")).to_have_class("status bad")
+    page.click(f"#groups .chip[data-tile='{stray}']")
+    expect(page.locator("#picker-leave")).to_be_hidden()
+    page.click("#picker-join")
+    expect(page.locator(f"#groups .group.unassigned .chip[data-tile='{stray}']")).to_have_count(0)
+    expect(page.locator("#total")).to_have_text(original)
+
+
 def test_a_photo_that_cannot_be_read_clears_the_previous_hand(page, winning_reading, tmp_path):
     upload_sample(page)
     expect(page.locator("#total")).not_to_have_text("")

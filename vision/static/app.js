@@ -254,6 +254,15 @@ function warningText(w) {
     `tap the right tile and choose "${$("picker-winning").textContent}"`);
 }
 
+function unassignedGroup() {
+  let g = state.groups.find((x) => x.role === "unassigned");
+  if (!g) {
+    g = { role: "unassigned", tiles: [], concealed: true };
+    state.groups.push(g);
+  }
+  return g;
+}
+
 function concealedGroup() {
   let g = state.groups.find((x) => x.role === "concealed");
   if (!g) {
@@ -565,6 +574,10 @@ function openPicker(i) {
   // A face-down tile is scored only in a concealed kong, as the kong's face-up tile.
   const inKong = state.groups.some((g) => g.role === "meld" && g.tiles.length === 4 && g.tiles.includes(i));
   $("picker-tiles").querySelector("[data-code='back']").hidden = !inKong;
+  // A tile of a neighbour or a discard, read as the hand's, leaves it; one left out joins it.
+  const unassigned = state.groups.some((g) => g.role === "unassigned" && g.tiles.includes(i));
+  $("picker-leave").hidden = unassigned;
+  $("picker-join").hidden = !unassigned;
   $("picker").showModal();
 }
 
@@ -666,6 +679,26 @@ function buildPicker() {
   $("picker").addEventListener("close", () => {
     state.pickerTile = null;
   });
+  $("picker-leave").addEventListener("click", () => moveTile((i) => unassignedGroup().tiles.push(i)));
+  $("picker-join").addEventListener("click", () => moveTile((i) => {
+    if (state.tiles[i].code in FLOWERS) state.flowers.add(state.tiles[i].code); // a flower tile joins the flowers
+    else concealedGroup().tiles.push(i);
+  }));
+}
+
+// The picker's tile out of wherever it is (its meld broken, its flower released), then put by `place`.
+function moveTile(place) {
+  const i = closePicker();
+  if (i === null) return;
+  if (isFlowerTile(i)) releaseFlower(state.tiles[i].code, i);
+  takeOutOfGroups(i);
+  if (state.winning === i) state.winning = null;
+  place(i);
+  markEdited();
+  syncFlowerButtons();
+  render();
+  refocus(i);
+  rescore();
 }
 
 // ---------------------------------------------------------------- context controls
