@@ -52,11 +52,14 @@ echo "rendered in ${SECONDS}s; training for ${hours} h on device $device"
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 weights=$runs/gpu/weights
 # The calling command may be cut off: keep the newest epoch's checkpoint in $out all along.
-(while sleep 15; do [ -f "$weights/last.pt" ] && cp "$weights/last.pt" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) &
+# Stopped however the script ends: left running, it would hold the caller's output open.
+(while sleep 15; do [ -f "$weights/last.pt" ] && cp "$weights/last.pt" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) \
+    >/dev/null 2>&1 &
+copier=$!
+trap 'kill $copier 2>/dev/null' EXIT
 python3 -m vision.cli train --data "$data/data.yaml" --init models/mjlens-tiles.pt --hours "$hours" \
     --epochs 30 --imgsz 640 --batch 64 --lr0 0.0015 --workers "$cores" --device "$device" \
     --cache ram --no-val --project "$runs" --name gpu --no-ship 2>&1 | tee "$out/train.log"
-kill %1
 cp "$weights/last.pt" "$out/last.pt"
 cp "$runs/gpu/results.csv" "$out/results.csv"
 echo "done in ${SECONDS}s"
