@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "datasets"))
 
 from datasets.init_from_peer import PEER_TO_OURS  # noqa: E402
+from vision.argtypes import whole  # noqa: E402
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, TILE_CODES  # noqa: E402
 from vision.detector import DEFAULT_MODEL, Detector, overlaps  # noqa: E402
 
@@ -117,8 +118,21 @@ def timed_run(detector, images: list, label: str) -> Run:
 # --- scene sets: mAP50 ------------------------------------------------------------------
 
 def beside(image: Path, folder: str, suffix: str) -> Path:
-    """The file about `image` in the dataset's `folder` (labels, meta), which mirrors images/."""
-    return Path(str(image.parent).replace("/images", f"/{folder}")) / f"{image.stem}{suffix}"
+    """The file about `image` (in <set>/images/<split>/) in the set's `folder` (labels, meta),
+    which mirrors images/: only that last images/ is replaced, whatever the folders above are named."""
+    return image.parents[2] / folder / image.parent.name / f"{image.stem}{suffix}"
+
+
+def scene_set(text: str) -> tuple[str, Path]:
+    """`NAME=IMAGES_DIR` as (name, folder), refused while the options are parsed unless the folder
+    holds images."""
+    name, eq, folder = text.partition("=")
+    if not eq or not name:
+        raise argparse.ArgumentTypeError(f"{text!r} is not NAME=IMAGES_DIR")
+    path = Path(folder)
+    if not path.is_dir() or not any(p.suffix.lower() in IMAGE_SUFFIXES for p in path.iterdir()):
+        raise argparse.ArgumentTypeError(f"{folder!r} is not a folder of images")
+    return name, path
 
 
 def load_scene_set(images_dir: Path, limit: int) -> tuple[list[Path], list[list[Box]]]:
@@ -218,9 +232,9 @@ def accuracy(predicted: list[str | None], truth: list[str], codes: frozenset[str
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--scenes", action="append", default=[], metavar="NAME=IMAGES_DIR",
+    parser.add_argument("--scenes", action="append", default=[], metavar="NAME=IMAGES_DIR", type=scene_set,
                         help="a YOLO image folder to score (repeatable)")
-    parser.add_argument("--limit", type=int, default=100, help="images per scene set")
+    parser.add_argument("--limit", type=whole(1), default=100, help="images per scene set")
     parser.add_argument("--no-crops", action="store_true", help="skip the held-out real crops")
     parser.add_argument("--annotate-dir", type=Path, help="also write annotated real table photos here")
     parser.add_argument("--photos", type=Path, default=REPO.parent / "shared" / "data" / "table-photos" / "camerash-raw")
@@ -234,9 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     seconds = {"ours": [], "peer": []}
     set_latency = []  # (set, p50 ours, p50 peer): the photo shape changes what rect inference saves
     rows = []
-    for spec in args.scenes:
-        name, _, folder = spec.partition("=")
-        images, truths = load_scene_set(Path(folder), args.limit)
+    for name, folder in args.scenes:
+        images, truths = load_scene_set(folder, args.limit)
         runs = {d.name: timed_run(d, images, name) for d in (ours, peer)}
         for key, run in runs.items():
             seconds[key] += run.seconds

@@ -19,18 +19,27 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from tests.footage_scenes import same_tiles, write_match_video  # noqa: E402
+from vision.argtypes import whole  # noqa: E402
 
 EVERY = 0.5  # 2 samples per second
 
 
+def frame_size(text: str) -> tuple[int, int]:
+    """`WxH` as (width, height), each from 64 to 7680 pixels."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() and 64 <= int(p) <= 7680 for p in parts):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WxH with each side from 64 to 7680, e.g. 1920x1080")
+    return int(parts[0]), int(parts[1])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--videos", type=int, default=3)
-    parser.add_argument("--size", default="1920x1080", help="frame size WxH (default 1920x1080)")
-    parser.add_argument("--fps", type=int, default=30, help="frames per second of the videos (default 30)")
+    parser.add_argument("--videos", type=whole(1), default=3)
+    parser.add_argument("--size", type=frame_size, default=(1920, 1080), help="frame size WxH (default 1920x1080)")
+    parser.add_argument("--fps", type=whole(1, 240), default=30, help="frames per second of the videos (default 30)")
     parser.add_argument("--engine", choices=("local", "ray"), default="local")
     args = parser.parse_args()
-    width, height = (int(v) for v in args.size.lower().split("x"))
+    width, height = args.size
 
     from vision.footage import FootageSettings, iter_frames, run_local, run_ray
     from vision.pipeline import read_photo

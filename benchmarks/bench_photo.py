@@ -52,13 +52,16 @@ from tqdm import tqdm
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.mjsynth.art import Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
+from datasets.mjsynth.art import SOURCES, Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
-from scoring import score_json  # noqa: E402
+from scoring import available_rulesets, score_json  # noqa: E402
+from scoring.cli import fail  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection, DetectionSet  # noqa: E402
 from vision.detector import box_through, turned  # noqa: E402
 from vision.grouping import iou  # noqa: E402
+from vision.argtypes import number, whole  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
+from vision.reader import hand_key  # noqa: E402
 
 HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
 # Reading confidences at which the benchmark reports how often a reading that sure is exact:
@@ -203,7 +206,7 @@ def with_true_codes(detections: list[Detection], meta: dict) -> list[Detection]:
 def cause(result, detections: list[Detection], meta: dict, kw: dict) -> str:
     """Why a complete photo was read wrong (see the module's docstring)."""
     truth = hand_key(meta["hand"])
-    if read_a_hand(result) and hand_key(result.hand)[:3] == truth[:3]:
+    if read_a_hand(result) and hand_key(result.hand, flowers=False) == hand_key(meta["hand"], flowers=False):
         return "which flower"
     again = read_detections(with_true_codes(detections, meta), **kw)
     if read_a_hand(again) and hand_key(again.hand) == truth:
@@ -226,11 +229,6 @@ def kong_hints(meta: dict) -> list[str]:
         if all(t["code"] == BACK for t in members):
             hidden.append((min(t["box"][0] for t in members), members[0]["true_code"]))
     return [code for _, code in sorted(hidden)]
-
-
-def hand_key(hand: dict) -> tuple:
-    melds = sorted((m["kind"], tuple(sorted(m["tiles"])), bool(m.get("concealed"))) for m in hand["melds"])
-    return (tuple(sorted(hand["concealed"])), tuple(melds), hand["winning_tile"], tuple(sorted(hand["flowers"])))
 
 
 def fan_key(score: dict) -> tuple:
@@ -313,7 +311,7 @@ def evaluate(scenes: list[Scene], rules: str, detector, desc: str,
 def latency(scenes: list[Scene], rules: str, detector, without: frozenset[str] = frozenset()) -> tuple[float, float]:
     """p50 seconds of the detector alone and of the whole read, alternating on the same JPEGs."""
     detector.detect_set(scenes[0].jpeg)  # load the session outside the timing
-    alone, whole = [], []
+    alone, read = [], []
     for scene in tqdm(scenes, desc="latency", unit="photo"):
         t0 = time.perf_counter()
         detector.detect_set(scene.jpeg)
@@ -323,27 +321,28 @@ def latency(scenes: list[Scene], rules: str, detector, without: frozenset[str] =
                    turn_level="level" not in without)
         t2 = time.perf_counter()
         alone.append(t1 - t0)
-        whole.append(t2 - t1)
-    return statistics.median(alone), statistics.median(whole)
+        read.append(t2 - t1)
+    return statistics.median(alone), statistics.median(read)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--count", type=int, default=300, help="synthetic photos (default %(default)s)")
-    parser.add_argument("--semi-real", type=int, default=100, help="photos with real held-out crops (0: skip)")
-    parser.add_argument("--seed", type=int, default=90000, help="fresh seed, not used for training")
-    parser.add_argument("--source", default="gnome-smooth", help="art source of the synthetic set")
-    parser.add_argument("--imgsz", type=int, default=960, help="long side of the photos, pixels")
-    parser.add_argument("--rules", default="mcr")
+    parser.add_argument("--count", type=whole(1), default=300, help="synthetic photos (default %(default)s)")
+    parser.add_argument("--semi-real", type=whole(0), default=100, help="photos with real held-out crops (0: skip)")
+    parser.add_argument("--seed", type=whole(0), default=90000, help="fresh seed, not used for training")
+    parser.add_argument("--source", default="gnome-smooth", choices=SOURCES, help="art source of the synthetic set")
+    parser.add_argument("--imgsz", type=whole(64, 4096), default=960, help="long side of the photos, pixels")
+    parser.add_argument("--rules", default="mcr", choices=available_rulesets())
     parser.add_argument("--model", type=Path, help="detector ONNX (default: the shipped model)")
     parser.add_argument("--no-model", action="store_true", help="only ground-truth detections")
-    parser.add_argument("--latency", type=int, default=30, help="photos timed for the latency ratio")
+    parser.add_argument("--latency", type=whole(1), default=30, help="photos timed for the latency ratio")
     parser.add_argument("--json-out", type=Path, help="also write the numbers as JSON")
-    parser.add_argument("--tilt", type=float, default=0.0,
+    parser.add_argument("--tilt", type=number(0, 180, high_allowed=True, low_allowed=True), default=0.0,
                         help="turn each photo in its plane by up to this many degrees either way (a phone held askew)")
     parser.add_argument("--light", choices=sorted(LIGHTS), help="light every photo so (default: as rendered)")
-    parser.add_argument("--blur", type=float, default=0.0, help="blur every photo by a Gaussian of this sigma, pixels")
-    parser.add_argument("--shake", type=int, default=0,
+    parser.add_argument("--blur", type=number(0, low_allowed=True), default=0.0,
+                        help="blur every photo by a Gaussian of this sigma, pixels")
+    parser.add_argument("--shake", type=whole(0), default=0,
                         help="smear every photo along a line this many pixels long, in a random direction")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
@@ -356,8 +355,8 @@ def main(argv: list[str] | None = None) -> int:
 
         model = args.model or DEFAULT_MODEL
         if not model.is_file():
-            print(f"no detector at {model}: pass --no-model for ground-truth detections only", file=sys.stderr)
-            return 2
+            return fail("bench_photo", "model_missing",
+                        f"no detector at {model}: pass --no-model for ground-truth detections only")
         detector = Detector(model, hand_photo=True)
 
     sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
@@ -399,10 +398,10 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"grouping + reading + scoring from true boxes, complete photos: "
                      f"p50 {1000 * statistics.median(read_seconds):.1f} ms")
     if detector is not None and timed:
-        alone, whole = latency(timed, args.rules, detector, without)
-        report["latency"] = {"detector_p50_s": alone, "photo_to_score_p50_s": whole, "ratio": whole / alone}
-        lines.append(f"latency p50: detector {1000 * alone:.1f} ms, photo -> score {1000 * whole:.1f} ms, "
-                     f"ratio {whole / alone:.3f} (target <= 1.2)")
+        alone, read = latency(timed, args.rules, detector, without)
+        report["latency"] = {"detector_p50_s": alone, "photo_to_score_p50_s": read, "ratio": read / alone}
+        lines.append(f"latency p50: detector {1000 * alone:.1f} ms, photo -> score {1000 * read:.1f} ms, "
+                     f"ratio {read / alone:.3f} (target <= 1.2)")
     print("\n".join(lines))
     if args.json_out:
         args.json_out.write_text(json.dumps(report, indent=1))

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import collections
 import json
+import random
 import socket
 import statistics
 import subprocess
@@ -28,6 +29,9 @@ import httpx
 import psutil
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from vision.argtypes import whole  # noqa: E402
+
 SAMPLE = REPO / "samples" / "demo-hand.jpg"
 HAND = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
         "melds": [], "winning_tile": "5p", "self_drawn": True}
@@ -100,7 +104,8 @@ async def run_load(base: str, kinds: list[str], sample: bytes):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--requests", type=whole(len(MIX)), default=200,
+                        help="requests in the load (at least one of each kind)")
     parser.add_argument("--photo", type=Path, default=SAMPLE, help="the good photo (default: the bundled sample)")
     parser.add_argument("--url", help="load an already running server instead of starting one")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to watch its memory")
@@ -150,7 +155,7 @@ def main() -> int:
         counts = {k: round(share * args.requests) for k, share in MIX.items()}
         counts["photo"] += args.requests - sum(counts.values())
         kinds = [k for k, n in counts.items() for _ in range(n)]
-        kinds = [kinds[(i * 7) % len(kinds)] for i in range(len(kinds))]  # interleave the kinds (7 ∤ 200)
+        random.Random(0).shuffle(kinds)  # the kinds interleaved, the same way every run
 
         watch = MemoryWatch(pid) if pid else None
         if watch:

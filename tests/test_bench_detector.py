@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-from bench_detector import Box, box_ap, mean_ap  # noqa: E402
+from bench_detector import Box, beside, box_ap, mean_ap  # noqa: E402
 
 TILES = frozenset({"1m", "2m", "5z"})
 
@@ -24,3 +24,9 @@ def test_box_ap_counts_boxes_whatever_their_code_and_mean_ap_does_not():
     assert box_ap([found[0][:1]], truth) == pytest.approx(0.5)
     # A box on no tile costs precision.
     assert box_ap([found[0] + [Box("1m", (40, 0, 50, 14), 0.95)]], truth) < 1.0
+
+
+def test_a_files_labels_are_found_whatever_the_folders_above_the_set_are_named():
+    image = Path("/data/images/d2/images/val/0001.jpg")  # a set kept under a folder named images
+    assert beside(image, "labels", ".txt") == Path("/data/images/d2/labels/val/0001.txt")
+    assert beside(image, "meta", ".json") == Path("/data/images/d2/meta/val/0001.json")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 pytest.importorskip("cairosvg", reason="the benchmark imports the scene generator (pip install -e '.[test]')")
 
+import bench_photo  # noqa: E402
 from bench_photo import EXTRA_READINGS, pared  # noqa: E402
 
 from vision.detections import Detection, DetectionSet  # noqa: E402
@@ -27,3 +29,25 @@ def test_without_leaves_out_only_the_readings_named():
     assert pared_set.kept == found.kept
     assert pared(found, frozenset()) == found and pared(found, frozenset()).other_size is reading
     assert set(EXTRA_READINGS) == {"other-size", "balanced", "unshaken", "sharpened", "level"}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--imgsz", "0"], "'0' is not a whole number from 64 to 4096"),
+    (["--blur", "-1"], "'-1' is not a finite number at least 0"),
+    (["--count", "-3"], "'-3' is not a whole number >= 1"),
+    (["--latency", "-1"], "'-1' is not a whole number >= 1"),
+    (["--tilt", "200"], "'200' is not a number at least 0 and at most 180"),
+    (["--rules", "bogus"], "invalid choice: 'bogus'"),
+])
+def test_bad_arguments_are_refused_before_any_photo_is_rendered(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        bench_photo.main(argv)
+    assert exit_.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_no_blur_and_no_tilt_are_allowed():
+    from vision.argtypes import number
+
+    assert number(0, low_allowed=True)("0") == 0.0
+    with pytest.raises(argparse.ArgumentTypeError):
+        number(0)("0")

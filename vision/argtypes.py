@@ -23,19 +23,23 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def number(above: float, high: float = math.inf, *, high_allowed: bool = False) -> Callable[[str], float]:
-    """A finite number above `above` and below `high` (at most `high` with `high_allowed`)."""
+def number(above: float, high: float = math.inf, *, high_allowed: bool = False,
+           low_allowed: bool = False) -> Callable[[str], float]:
+    """A finite number above `above` (at least `above` with `low_allowed`) and below `high` (at most
+    `high` with `high_allowed`)."""
+    low = f"{'at least' if low_allowed else 'above'} {above:g}"
     if high == math.inf:
-        allowed = f"a finite number above {above:g}"
+        allowed = f"a finite number {low}"
     else:
-        allowed = f"a number above {above:g} and {'at most' if high_allowed else 'below'} {high:g}"
+        allowed = f"a number {low} and {'at most' if high_allowed else 'below'} {high:g}"
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             value = math.nan
-        if not (math.isfinite(value) and above < value and (value <= high if high_allowed else value < high)):
+        if not (math.isfinite(value) and (above <= value if low_allowed else above < value)
+                and (value <= high if high_allowed else value < high)):
             raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}")
         return value
     return parse
