@@ -73,7 +73,8 @@ def labelled_scenes(root: Path, split: str, limit: int | None, desc: str):
         # Training and evaluation read scene sets rendered beforehand; a missing one would
         # otherwise surface as an empty crop stack far from its cause.
         raise MissingScenes(f"no rendered {split} scenes in {root}: render them first, e.g. `python datasets/synth.py "
-                            f"--out {root} --count 1500 --seed S` (models/CLASSIFIER_CARD.md gives each set's command)")
+                            f"--out {root} --count 1500 --seed S --layouts hand --imgsz 960` (models/CLASSIFIER_CARD.md "
+                            "gives each set's command)")
     for index, meta_path in enumerate(tqdm(metas, desc=desc, mininterval=5)):
         meta = json.loads(meta_path.read_text())
         tiles = [t for t in meta["tiles"] if t["code"] in CLASS_INDEX]

@@ -386,7 +386,8 @@ BUILDERS = {
 
 
 def fetch_debian(cache: Path = CACHE_DIR) -> None:
-    """Download the three Debian art packages with apt-get and unpack them into the cache."""
+    """Download the Debian packages (DEBIAN_PACKAGES: the three games' tile art and the CJK fonts
+    the drawn source writes with) with apt-get and unpack them into the cache."""
     if shutil.which("apt-get") is None or shutil.which("dpkg") is None:
         raise ArtError("tool_missing", "apt-get and dpkg are needed to fetch the Debian art")
     debs = cache / "debs"

@@ -14,6 +14,7 @@ from scoring.cli import fail
 HELP = "render a synthetic YOLO dataset of mahjong tiles (training-time tool)"
 PROG = "mjlens synth"  # `python datasets/synth.py` too: it is the same command
 MIN_IMGSZ, MAX_IMGSZ = 64, 4096  # one 4096 px image takes ~2 GB to render; memory grows with its square
+MAX_COUNT = 10_000_000  # the jobs are listed up front: a billion would run out of memory (and disk)
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -46,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if bad or not args.layouts:
         return fail(PROG, "bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
     broken = [need for need, ok in (
-        ("--count >= 1", args.count >= 1),
+        (f"1 <= --count <= {MAX_COUNT:,}", 1 <= args.count <= MAX_COUNT),
         (f"{MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}", MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ),
         ("--workers >= 1", args.workers >= 1),
         ("--seed >= 0", args.seed >= 0),
