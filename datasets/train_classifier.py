@@ -99,6 +99,16 @@ def scene_crops(root: Path, split: str, limit: int | None, scale: float, size: i
     return CropSet(np.stack(images), np.array(labels, np.int64))
 
 
+def detector_tag() -> str:
+    """A short digest of the shipped detector's weights: cached false-box crops are its own, so a
+    retrained detector's are computed anew rather than read from the old one's cache."""
+    import hashlib
+
+    from vision.detector import DEFAULT_MODEL
+
+    return hashlib.sha1(DEFAULT_MODEL.read_bytes()).hexdigest()[:10]
+
+
 def detector_false_boxes(root: Path, split: str, limit: int | None, scale: float, size: int,
                          desc: str) -> CropSet:
     """Hard not-a-tile crops: the boxes the shipped detector proposes (at its proposal
@@ -179,7 +189,8 @@ def training_crops(scenes_per_set: int, hand_sets: list[str], tables: bool = Tru
     crops, repeated."""
     sets = dict.fromkeys(hand_sets) | ({"synth-v3": scenes_per_set, "synth-v2": scenes_per_set} if tables else {})
     parts = [stored_scene_crops(name, limit) for name, limit in sets.items()]
-    parts += [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px-detector-false", lambda name=name, limit=limit:
+    parts += [cached(f"train-{name}-{limit or 'all'}-{STORE_SIZE}px-detector-{detector_tag()}-false",
+                     lambda name=name, limit=limit:
                      detector_false_boxes(CACHE / name, "train", limit, STORE_SCALE, STORE_SIZE, f"false boxes {name}"))
               for name, limit in sets.items()]
     real = cached(f"train-camerash-{STORE_SIZE}px", lambda: real_crops(False, STORE_SCALE, STORE_SIZE))
@@ -234,7 +245,7 @@ def evaluation_sets(scenes: int) -> dict[str, CropSet]:
 
     hand_photos = synthetic("hand-gnome", "synth-hand-gnome", negatives=1.0)
     is_tile = hand_photos.labels != CLASS_INDEX[NOT_A_TILE]
-    false_boxes = cached(f"val-hand-gnome-{scenes}-{INPUT_SIZE}px-detector-false", lambda: detector_false_boxes(
+    false_boxes = cached(f"val-hand-gnome-{scenes}-{INPUT_SIZE}px-detector-{detector_tag()}-false", lambda: detector_false_boxes(
         CACHE / "synth-hand-gnome", "val", scenes, CROP_SCALE, INPUT_SIZE, "detector false boxes"))
     return {
         "synthetic val (synth-v3)": synthetic("synth-v3", "synth-v3"),
