@@ -90,6 +90,8 @@ def test_rule_set_options_are_listed_and_taken_by_score_and_photo(client):
     options = json.dumps({"edition": "B", "level": "II"})
     edition_b = client.post("/api/score", params={"rules": "sihai", "options": options}, json=discard).json()
     assert edition_b["breakdown"]["edition"] == "B" and edition_b["payments"] != standard["payments"]
+    only_edition = client.post("/api/score", params={"rules": "sihai", "options": '{"edition": "A"}'}, json=discard)
+    assert only_edition.json()["breakdown"]["level"] == "I"  # the edition's lower level, not D's IV refused
     assert_error(client.post("/api/score", params={"rules": "sihai", "options": '{"nope": 1}'}, json=HAND),
                  422, "bad_option")
     assert_error(client.post("/api/score", params={"options": "[1]"}, json=HAND), 422, "malformed_json")

@@ -327,13 +327,15 @@ def test_a_tile_corrected_to_a_flower_moves_to_the_flowers_and_back(page, winnin
     as_flower = {**hand, "concealed": sorted(without), "flowers": ["3f"]}
     assert {**sent, "concealed": sorted(sent["concealed"])} == as_flower
     expect_score_shown(page, score_json(as_flower))
-    expect(page.locator(f"#groups .chip[data-tile='{tile}']")).to_have_count(0)
+    expect(page.locator(f"#groups .group.concealed .chip[data-tile='{tile}']")).to_have_count(0)
+    expect(page.locator(f"#groups .group.flowers .chip[data-tile='{tile}']")).to_be_visible()  # reachable by keyboard
     expect(page.locator("#flower-buttons button[data-code='3f']")).to_have_attribute("aria-pressed", "true")
 
     sent = pick(page, tile, code)
     assert {**sent, "concealed": sorted(sent["concealed"])} == {**hand, "concealed": sorted(hand["concealed"])}
     expect_score_shown(page, score_json(hand))
-    expect(page.locator(f"#groups .chip[data-tile='{tile}']")).to_be_visible()
+    expect(page.locator(f"#groups .group.concealed .chip[data-tile='{tile}']")).to_be_visible()
+    expect(page.locator("#groups .group.flowers")).to_have_count(0)
     expect(page.locator("#flower-buttons button[data-code='3f']")).to_have_attribute("aria-pressed", "false")
 
 

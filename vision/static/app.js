@@ -75,7 +75,8 @@ function buildOptionFields() {
     let input;
     if (option.choices && option.choices.length) {
       input = document.createElement("select");
-      option.choices.forEach((c) => input.append(new Option(String(c), c)));
+      // An empty choice leaves the value to the rule set (its doc says how it picks one).
+      option.choices.forEach((c) => input.append(new Option(c === "" ? "(default)" : String(c), c)));
       input.value = option.default;
       label.append(`${option.name} `, input);
     } else {
@@ -163,7 +164,8 @@ async function uploadPhoto(file) {
   } catch (err) {
     if (!upload.signal.aborted) {
       clearReading();
-      showError(err.answered ? `Could not read that photo: ${err.message}.` : networkMessage(err));
+      showError(err.answered ? `Could not read that photo: ${err.message}.`
+        : `Could not reach the server (${err.message}); choose the photo again.`);
     }
   } finally {
     if (state.upload === upload) {
@@ -277,6 +279,7 @@ function concealedGroup() {
 // A group's kind as its tiles make it, or null when they make no set (a misread or moved tile).
 function meldKind(codes) {
   const faces = codes.filter((c) => c !== "back");
+  if (!faces.length) return null; // all face down: which tile it is must be given
   if (codes.length === 4) return faces.every((c) => c === faces[0]) ? "kong" : null;
   if (codes.length !== 3 || faces.length !== 3) return null;
   if (faces.every((c) => c === faces[0])) return "pung";
@@ -440,7 +443,10 @@ function chip(i) {
 function renderGroups() {
   const root = $("groups");
   root.innerHTML = "";
-  for (const g of state.groups) {
+  // The photo's flower tiles, as chips too: the keyboard reaches them, and a correction refocuses.
+  const flowerTiles = state.tiles.map((_, i) => i).filter(isFlowerTile);
+  const groups = flowerTiles.length ? [...state.groups, { role: "flowers", tiles: flowerTiles }] : state.groups;
+  for (const g of groups) {
     if (!g.tiles.length) continue;
     const row = document.createElement("div");
     row.className = `group ${g.role}`;
@@ -450,7 +456,7 @@ function renderGroups() {
     if (g.role === "meld") {
       name.textContent = `${meldKind(codes) || "not a set"} · ${g.concealed ? "concealed" : "exposed"}`;
     } else {
-      name.textContent = g.role === "concealed" ? "concealed hand" : "unassigned (not scored)";
+      name.textContent = { concealed: "concealed hand", flowers: "flowers", unassigned: "unassigned (not scored)" }[g.role];
     }
     row.append(name);
     const chips = document.createElement("span");
@@ -508,7 +514,12 @@ function showScore(result, hand) {
     tr.addEventListener("blur", () => highlight([]));
     tbody.append(tr);
   }
-  if (result.payments) {
+  if (result.fans && result.fans.some((f) => f.provisional)) {
+    const note = "* provisional: no primary source defines this fan; scored by our own definition";
+    if ($("score-summary").textContent) $("score-summary").append(document.createElement("br"));
+    $("score-summary").append(note);
+  }
+  if (result.payments && result.reason !== "not_winning") {
     $("payments").textContent = "Payments: " +
       WINDS.map((w) => `${w} ${result.payments[w] > 0 ? "+" : ""}${result.payments[w]}`).join("  ");
     // They hang on who discarded, which the photo cannot show: name the seat they assume

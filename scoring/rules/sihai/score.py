@@ -76,14 +76,18 @@ CAP_RULES = {
 @dataclass(frozen=True)
 class Options:
     edition: str = option("D", "A 入门版, B 基础版 (分付线 F = 25), C 进阶版, D 标准版 (F = 50)", tuple(EDITION_LEVELS))
-    level: str = option("IV", "I-V, the win thresholds; must be a level the edition is played at", tuple(LEVEL_LINES))
-    cap: str = option("standard", "how the 200 满贯线 applies: standard, hard or none (see below)", tuple(CAP_RULES))
-    provisional: bool = option(True, "score the fans without a primary source (flagged `provisional`); "
+    level: str = option("", "I-V, the win thresholds: a level the edition is played at; empty: its lower one "
+                            "(IV for D)", ("", *LEVEL_LINES))
+    cap: str = option("standard", "how the 200 满贯线 applies: standard (no sum above 200, one bigger fan "
+                                  "keeps its value), hard (nothing above 200) or none", tuple(CAP_RULES))
+    provisional: bool = option(True, "score the fans without a primary source (marked provisional); "
                                       "false drops them and the 筋不靠 hand form")
 
     def __post_init__(self) -> None:
         if self.edition not in EDITION_LEVELS:
             raise ValueError(f"sihai edition must be one of {', '.join(EDITION_LEVELS)}, got {self.edition!r}")
+        if self.level == "":  # a table that names only its edition plays the edition's lower level
+            object.__setattr__(self, "level", EDITION_LEVELS[self.edition][0])
         if self.level not in EDITION_LEVELS[self.edition]:
             raise ValueError(f"sihai edition {self.edition} is played at level "
                              f"{' or '.join(EDITION_LEVELS[self.edition])}, not {self.level!r}")
