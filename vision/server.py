@@ -7,8 +7,9 @@ Endpoints:
     GET  /openapi.json  the API's OpenAPI schema
     GET  /api/health    liveness plus the rule sets on offer
     GET  /api/rules     the rule sets the scoring engine registers
-    POST /api/photo     multipart: `image` (file), `rules`, `context`, `options` (JSON objects) -> tiles,
-                        groups, hand, score
+    POST /api/photo     multipart: `image` (file), `rules`, `context`, `options` (JSON objects),
+                        optional `winning_tile` -> tiles, groups, hand, score, confidences, warnings,
+                        and `image` (its size; a JPEG `preview` of a photo browsers cannot show)
     POST /api/score     JSON hand (scoring schema) in the body, `?rules=&options=` (options: a JSON
                         object, as GET /api/rules lists them) -> score; a hand that does
                         not score also gets `why`, the sentence `mjlens score` prints for it,
