@@ -256,23 +256,20 @@ function warningText(w) {
     `tap the right tile and choose "${$("picker-winning").textContent}"`);
 }
 
-function unassignedGroup() {
-  let g = state.groups.find((x) => x.role === "unassigned");
+// The group of a role, made when first needed: the concealed hand is listed first, the tiles
+// left out of the hand last.
+function roleGroup(role) {
+  let g = state.groups.find((x) => x.role === role);
   if (!g) {
-    g = { role: "unassigned", tiles: [], concealed: true };
-    state.groups.push(g);
+    g = { role, tiles: [], concealed: true };
+    if (role === "concealed") state.groups.unshift(g);
+    else state.groups.push(g);
   }
   return g;
 }
 
-function concealedGroup() {
-  let g = state.groups.find((x) => x.role === "concealed");
-  if (!g) {
-    g = { role: "concealed", tiles: [], concealed: true };
-    state.groups.unshift(g);
-  }
-  return g;
-}
+const concealedGroup = () => roleGroup("concealed");
+const unassignedGroup = () => roleGroup("unassigned");
 
 // ---------------------------------------------------------------- the hand the page shows
 
