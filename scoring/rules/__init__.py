@@ -17,7 +17,8 @@ It defines ``RULESET = RuleSet(...)`` with:
   switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys or values
   of the wrong type with ``ScoringError("bad_option")``.
 - ``fans``: the tuple of ``scoring.fans.Fan`` records, each defined once with its zh/en names,
-  points, exclusions and its predicate ``detect(decomposition, situation) -> Iterable[Hit]``.
+  points, exclusions and its predicate ``detect(reading, situation) -> Iterable[Hit]`` (the reading
+  is the rule set's own view of a decomposition; ``detect`` is None for a fan the scorer settles).
   ``scoring.fans.check_fan_table`` must accept it (each rule set's package calls it on import).
 - ``forms``: the hand forms it accepts, each with its name as messages give it: the shared
   search's forms (``scoring.decompose.FORM_NAMES``, named as there) and any the rule set finds
