@@ -29,6 +29,7 @@ import os
 import sys
 from pathlib import Path
 
+from scoring.cli import fail
 from vision.detections import CLASS_NAMES
 
 # The peer's class order (from its ONNX metadata `names`) and our code for each class.
@@ -220,16 +221,14 @@ def main(argv: list[str] | None = None) -> int:
     names = peer_class_names(onnx_model)
     unknown = set(names) - PEER_TO_OURS.keys()
     if unknown:
-        print(f"error: peer classes without a code mapping: {sorted(unknown)}", file=sys.stderr)
-        return 1
+        return fail("init_from_peer", "unmapped_classes", f"peer classes without a code mapping: {sorted(unknown)}", 1)
     peer = load_peer_weights(onnx_model, nc=len(names))
     if args.check:
         box_diff, cls_diff = max_output_difference(peer, onnx_path)
         print(f"max |ours - onnx| with identity BN: boxes {box_diff:.1e} of image size, "
               f"class scores {cls_diff:.1e}")
         if max(box_diff, cls_diff) > 1e-3:
-            print("error: loaded model does not reproduce the ONNX outputs", file=sys.stderr)
-            return 1
+            return fail("init_from_peer", "peer_mismatch", "the loaded model does not reproduce the ONNX outputs", 1)
     if args.calib_dir:
         recentre_batchnorm(peer, calibration_batch(args.calib_dir, args.calib_count))
         if args.check:

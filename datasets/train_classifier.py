@@ -34,6 +34,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "datasets"))
 
+from scoring.cli import fail  # noqa: E402
 from vision.classifier import CLASSES, CROP_SCALE, FLOWER_COLUMNS, INPUT_SIZE, NOT_A_TILE, crop_box  # noqa: E402
 from vision.detector import overlaps  # noqa: E402
 
@@ -627,8 +628,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return {"train": train, "export": export_command, "evaluate": evaluate_command}[args.command](args)
     except MissingScenes as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return fail("train_classifier", "missing_scenes", str(exc))
 
 
 if __name__ == "__main__":
