@@ -10,6 +10,7 @@ import pytest
 from tests.synthetic_boxes import RowSpec, row_detections
 from vision.annotate import COLOURS, LabelPlacer, _font, annotate, photo_labels
 from vision.annotate import _overlap as overlap_area
+from vision.detections import Detection
 from vision.pipeline import read_detections
 
 
@@ -112,3 +113,13 @@ def test_the_placer_finds_the_spots_a_search_of_every_box_and_label_finds():
         best = min(costs)
         assert costs[spots.index(spot)] == pytest.approx(best)
         placed.append(spot)
+
+
+def test_an_uncertain_winning_tile_cut_to_a_sliver_by_the_edge_is_drawn():
+    row = row_detections(RowSpec(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z"]))
+    right = max(t.box[2] for t in row)
+    sliver = Detection((right + 20, 300, right + 23, 356), "7z", 0.4, (("5z", 0.6), ("7z", 0.4)))
+    result = read_detections(row + [sliver], rules="mcr")
+    assert any(t.uncertain and t.role == "winning" for t in result.tiles)
+    image = np.asarray(annotate(np.zeros((800, 1000, 3), np.uint8), result))
+    assert image.shape[0] >= 800

@@ -88,7 +88,11 @@ def annotate(image: Any, result: PhotoResult):
         thick = tile.uncertain or tile.role == "winning"
         draw.rectangle(tile.box, outline=_tile_colour(result, tile), width=width * (2 if thick else 1))
         if tile.uncertain and tile.role == "winning":  # gold stays the winning tile's mark
-            draw.rectangle(_union([tile.box], pad=-width * 2), outline=COLOURS["uncertain"], width=width)
+            x1, y1, x2, y2 = tile.box
+            # inside the gold, as far in as a box cut to a sliver by the photo's edge allows
+            inset_x, inset_y = min(width * 2, (x2 - x1) / 2), min(width * 2, (y2 - y1) / 2)
+            draw.rectangle((x1 + inset_x, y1 + inset_y, x2 - inset_x, y2 - inset_y),
+                           outline=COLOURS["uncertain"], width=width)
     for tiles, _ in _fan_runs(result):
         if len(tiles) > 1 and not _whole_meld(result, tiles):  # the tiles one fan label stands for
             points = [((b[0] + b[2]) / 2, b[3] + width) for b in (result.tiles[i].box for i in tiles)]
