@@ -760,6 +760,17 @@ def test_a_sorted_row_overrules_a_gap_at_the_wrong_end():
     assert winner.code == "6z" and winner.box[0] == max(t.box[0] for t in result.tiles)
 
 
+def test_a_winning_tile_set_clearly_apart_stays_the_winning_tile_in_a_row_sorted_the_other_way():
+    # Honours at the left, characters at the right (descending), the winning 3m a tile apart at
+    # the right: the gap, not the order, says where the player's right is.
+    concealed = ["7z", "7z", "7z", "5z", "5z", "9s", "8s", "7s", "6p", "5p", "4p", "2m", "1m"]
+    detections = row_detections(RowSpec(concealed + ["3m"], gaps_after={12: 40}))
+    for winning_tile in (None, "3m"):
+        result = read_detections(detections, rules=RULES, winning_tile=winning_tile)
+        assert result.error is None and result.hand["winning_tile"] == "3m"
+        assert "edge_wait" in [f["key"] for f in result.score["fans"]]
+
+
 # --- a photo whose rows run askew is read again turned level (a phone held askew) ---
 
 def _askew_hand_photo(degrees: float) -> np.ndarray:

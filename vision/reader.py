@@ -30,6 +30,9 @@ CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many t
 # Four concealed tiles give only four steps, which a shuffled row or a sorted one of honours and
 # pairs can take three to one either way by chance: too few to overrule the gap grouping saw.
 MIN_ORDER_TILES = 5
+# A winning tile this many tile widths apart from the row was set apart on purpose (a tile nudged
+# or cut off by the photo's edge lies closer): its end is the player's right whatever the order.
+CLEAR_APART = 0.75
 # A reading of a sorted row that steps down within a suit is this much less likely per step.
 OUT_OF_ORDER = 0.2
 # Normalised probability below which an alternative is never tried. The search stops at the
@@ -504,9 +507,14 @@ def orient(layout: Layout) -> Layout:
     Grouping takes the end where a tile lies apart for the winning tile's end (the player's
     right). A tile can also lie apart at the other end (cut off by the photo's edge, nudged) while
     the winning tile touches the row. Players sort their tiles, so when the row, read from the
-    winning tile's end backwards, clearly ascends, the winning tile is at the other end.
+    winning tile's end backwards, clearly ascends, the winning tile is at the other end. A tile
+    set clearly apart (CLEAR_APART) at the image's right is the winning tile whatever the order:
+    some players sort the other way round. (At the image's left a tile set apart may as well be a
+    flower, which players lay apart at their left.)
     """
     if layout.winning is None or len(layout.concealed) < MIN_ORDER_TILES:
+        return layout
+    if not layout.reversed_view and _clearly_apart(layout):
         return layout
     image = list(layout.concealed) + [layout.winning]  # player's order
     if layout.reversed_view:
@@ -518,6 +526,16 @@ def orient(layout: Layout) -> Layout:
     if not layout.reversed_view and descends_in_image:  # the player sits across the table
         return replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
     return layout
+
+
+def _clearly_apart(layout: Layout) -> bool:
+    """Whether the winning tile lies CLEAR_APART tile widths or more from the end of the row."""
+    axis = _row_axis(layout)
+    if axis is None:
+        return False
+    along, _, width, _ = axis
+    gap = abs(along(layout.winning) - along(layout.concealed[-1])) - width
+    return gap >= CLEAR_APART * width
 
 
 def flowers_set_apart(layout: Layout) -> Layout:
