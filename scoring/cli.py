@@ -111,7 +111,7 @@ def format_table(result: Result, hand_text: str) -> str:
     flowers = f" ({flowers_text(result.rules, result.flowers, result.breakdown)})" if result.flowers else ""
     lines.append(f"Total: {result.total}{flowers}")
     if rules.summary:
-        lines.append(rules.summary(result))
+        lines.append(rules.summary(result.breakdown))
     if result.reason == BELOW_MINIMUM:
         lines.append(why)
     lines.append("Payments: " + "  ".join(f"{seat} {amount:+d}" for seat, amount in result.payments.items()))

@@ -303,7 +303,6 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, options: dict, winni
 
 def _score(hand: dict, rules: str, options: dict) -> dict:
     from scoring import score_json
-    from scoring.jsonio import hand_from_json
     from scoring.rules import get_ruleset, why_not_scored
 
     out = score_json(hand, rules=rules, options=options or None)
@@ -311,7 +310,7 @@ def _score(hand: dict, rules: str, options: dict) -> dict:
         out["why"] = why_not_scored(out["rules"], out["reason"], out["refused_forms"], out["breakdown"])
     ruleset = get_ruleset(rules)
     if out.get("ok") and out["winning"] and ruleset.summary is not None:
-        out["summary"] = ruleset.summary(ruleset.score(*hand_from_json(hand), options or None))
+        out["summary"] = ruleset.summary(out["breakdown"])
     return out
 
 

@@ -88,7 +88,7 @@ class RuleSet:
     forms: dict[str, str]  # the accepted hand forms -> their names in messages (see the contract above)
     flower_note: Callable[[dict], str] = field(repr=False)
     # optional one line explaining `total` from the breakdown, for the CLI table (e.g. Sihai's H and line)
-    summary: Callable[[Result], str] | None = field(default=None, repr=False)
+    summary: Callable[[dict], str] | None = field(default=None, repr=False)
     # why a hand below the minimum does not score; None for a rule set without a minimum
     shortfall: Callable[[dict], str] | None = field(default=None, repr=False)
     # optional: evaluate(...).to_json() without the Result objects (see the contract above)

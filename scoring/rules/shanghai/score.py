@@ -202,9 +202,8 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
     )
 
 
-def summary(result: Result) -> str:
-    """The CLI's line under the fans: basic points by part, then the doubling."""
-    b = result.breakdown
+def summary(b: dict) -> str:
+    """The CLI's line under the fans, from the breakdown: basic points by part, then the doubling."""
     wins = sum(w["points"] for w in b["win_points"])
     sets = sum(s["points"] for s in b["set_points"])
     limit = f", limit {b['limit']}" if b["limit"] else ""

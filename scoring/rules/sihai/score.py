@@ -244,9 +244,8 @@ def evaluate(hand: Hand, ctx: WinContext, options: Options) -> Result:
     )
 
 
-def summary(result: Result) -> str:
-    """The CLI's line under the fans: how H came about and the line it had to reach."""
-    b = result.breakdown
+def summary(b: dict) -> str:
+    """The CLI's line under the fans, from the breakdown: how H came about and the line it had to reach."""
     cap = "no cap" if b["cap_rule"] == "none" else f"满贯线 cap {b['cap']}, {b['cap_rule']} rule"
     return (f"Hand score H {b['H']} (fans sum to {b['sum']}; {cap}); "
             f"a {b['won_by'].replace('_', '-')} win needs {b['line']} at edition {b['edition']}, level {b['level']}")
