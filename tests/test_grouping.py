@@ -172,6 +172,30 @@ def test_a_box_over_the_seam_of_two_kong_tiles_is_not_a_fifth_tile():
     assert any("straddling two neighbouring tiles" in w for w in layout.warnings)
 
 
+@pytest.mark.parametrize("shift", [0.3, 0.4, 0.5])
+def test_a_second_box_hanging_past_the_row_end_is_not_a_tile(shift):
+    row = row_detections(RowSpec(CONCEALED_11 + ["1p", "1p", "6z"], gaps_after={12: 20}))
+    first = row[0].box
+    second = Detection((first[0] - shift * 40, first[1], first[2] - shift * 40, first[3]), "1m", 0.5)
+    layout = group_tiles(row + [second])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 + ["1p", "1p"]
+    assert layout.tiles[layout.winning].code == "6z"
+    assert [layout.tiles[i].box for i in layout.unassigned] == [second.box]
+    assert any("or repeating one" in w for w in layout.warnings)
+
+
+def test_a_second_box_half_over_both_tiles_beside_a_gap_is_not_a_tile():
+    # Between the last concealed tile and the winning tile set a little apart (0.15 of a width),
+    # a box a little wider than a tile over half of each (IoU 0.31).
+    row = row_detections(RowSpec(CONCEALED_11 + ["6z"], gaps_after={10: 5}))
+    seam = (row[10].box[2] + row[11].box[0]) / 2
+    between = Detection((seam - 23, 300, seam + 23, 356), "5z", 0.5)
+    layout = group_tiles(row + [between])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11
+    assert layout.tiles[layout.winning].code == "6z"
+    assert [layout.tiles[i].box for i in layout.unassigned] == [between.box]
+
+
 def test_a_box_over_the_seam_of_two_tilted_tiles_whose_boxes_overlap_is_not_a_tile():
     # Tilted tiles' upright boxes overlap by 14 of their 40 pixels; the extra box over the seam of
     # the pung's first two tiles overlaps each of them by more (half a tile).

@@ -215,6 +215,32 @@ def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     assert kept.error is None and not any("doubted" in w for w in kept.warnings)
 
 
+def _second_box(tile: Detection, shift: float) -> Detection:
+    """The detector's second box on `tile`, `shift` of its width to the right (IoU 0.33-0.54)."""
+    dx = shift * tile.width
+    return Detection((tile.box[0] + dx, tile.box[1], tile.box[2] + dx, tile.box[3]), tile.code, 0.5, ((tile.code, 0.5),))
+
+
+@pytest.mark.parametrize("shift", [0.3, 0.4, 0.5])
+def test_a_second_box_on_the_last_concealed_tile_is_left_out(shift):
+    # It hangs into the gap before the winning tile, so the row alone cannot tell which box of
+    # the two repeats the other; the hand can.
+    row = hand_row(CONCEALED, "7z")
+    second = _second_box(row[len(CONCEALED) - 1], shift)
+    result = read_detections(row + [second], rules=RULES)
+    assert result.error is None
+    assert result.hand["concealed"] == CONCEALED and result.hand["winning_tile"] == "7z"
+    assert any("left out a box lying half over another tile's box (read 7z" in w for w in result.warnings)
+    assert [t.role for t in result.tiles].count("unassigned") == 1
+
+
+def test_a_second_box_on_a_tile_too_far_off_is_a_tile():
+    # Shifted by 0.6 of a width (IoU 0.25) it overlaps no more than tilted neighbours do.
+    row = hand_row(CONCEALED, "7z")
+    result = read_detections(row + [_second_box(row[len(CONCEALED) - 1], 0.6)], rules=RULES)
+    assert result.error.code == "tile_count"
+
+
 def test_a_hand_no_box_change_makes_win_is_read_from_the_photo_at_the_other_size():
     row = [replace(d, not_a_tile=0.01) for d in hand_row(CONCEALED, "7z")]
     # At its usual size the detector missed the 2m outright; at the other size it boxed every tile.

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import CLASS_NAMES, Detection, DetectionSet
-from vision.grouping import FLOWER_CODES, Layout, group_tiles, row_tilt
+from vision.grouping import FLOWER_CODES, GHOST_IOU, Layout, group_tiles, iou, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
@@ -469,10 +469,16 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
     doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0),
                      key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
+    # Of two boxes lying half over each other, one is the detector's second look at the tile the
+    # other holds; where the row does not show which (grouping's `_straddling_boxes`), the hand does.
+    repeating = [d for d in kept if d.is_tile and d not in doubted
+                 and any(o is not d and o.is_tile and iou(d, o) >= GHOST_IOU for o in kept)]
     edits = [(kept + [d], None, f"took in a box the tile classifier rejected (read {d.code}, "
               f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
     edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read "
                f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
+    edits += [([k for k in kept if k is not d], d, f"left out a box lying half over another tile's box (read "
+               f"{d.code}, at {_where(d)}) to make a winning hand") for d in repeating]
     best = first
     for detections, left_out, warning in edits:
         result = _read(detections, request)
