@@ -76,3 +76,18 @@ def group_box(tiles: list[Detection], kind: str, pad: float = 3.0) -> Detection:
 
 def codes_of(tiles, indices) -> list[str]:
     return [tiles[i].code for i in indices]
+
+
+def turned(detections: list[Detection], degrees: float, centre: tuple[float, float] = (400.0, 400.0)) -> list[Detection]:
+    """The detections of a photo turned `degrees` about `centre` (positive: the rows then fall to
+    the right in the image), each box the upright bounds of its turned corners, as a detector
+    boxes a turned tile."""
+    c, s = math.cos(math.radians(degrees)), math.sin(math.radians(degrees))
+    out = []
+    for d in detections:
+        x1, y1, x2, y2 = d.box
+        corners = [(x - centre[0], y - centre[1]) for x, y in ((x1, y1), (x2, y1), (x1, y2), (x2, y2))]
+        xs = [centre[0] + x * c - y * s for x, y in corners]
+        ys = [centre[1] + x * s + y * c for x, y in corners]
+        out.append(Detection((min(xs), min(ys), max(xs), max(ys)), d.code, d.confidence, d.alternatives, d.not_a_tile))
+    return out

@@ -10,6 +10,8 @@ Words used here:
 - the *concealed row*: the row holding the longest run of tiles that is no meld; a single tile set
   apart at one of its ends is the winning tile.
 
+A photo taken askew is grouped from its boxes turned so that the rows run level (`_levelled`).
+
 Only two tile identities matter here: flowers (they become flowers wherever they lie) and
 face-down `back` tiles (concealed kongs). Which tile is which is the hand reader's job.
 """
@@ -19,7 +21,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, TILE_CODES, Detection
 from vision.photo_errors import PhotoError
@@ -27,19 +29,25 @@ from vision.photo_errors import PhotoError
 FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 
 # Geometry thresholds, in tile sizes so they hold at any scale.
-LINK_GAP = 1.6  # neighbours further apart than this (in the wider box's widths: a tile cut off by
-# the photo's edge has a narrow box) are not in the same row
+# Neighbours further apart than this (in the wider box's widths: a tile cut off by the photo's edge
+# has a narrow box) are not in the same row. Boxes turned level are narrower than the upright
+# boxes of tilted tiles were, so a winning tile set apart beyond a flower in line (1.7 widths) needs
+# more than the 1.6 of before.
+LINK_GAP = 2.0
 SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
 GHOST_OVERLAP = 0.25  # a box over two touching tiles overlaps each by more than this (in tile lengths)
-# Neighbouring tiles' boxes in a row overlap by an IoU of at most 0.27 in the 600 benchmark photos
-# (standing tiles under perspective), the detector's second box on a tile by 0.30-0.47.
-GHOST_IOU = 0.3
 HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
 MIN_TILT_TILES = 5  # fewer tiles than this show no row direction to level
+# Rows running this many degrees askew or more are grouped from boxes turned level (`_levelled`):
+# the detector's upright boxes of a tilted row overlap across rows and take in their neighbours.
+LEVEL_FROM = 3.0
 TILT_AGREEMENT = 25.0  # degrees a tile's nearest neighbour may lie off the rows' first estimate
 WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
+# |cos^2 - sin^2| of a row's angle from which its boxes tell a tile's length along the row from its
+# width across (up to 36.9 degrees from level or from upright)
+WELL_POSED = 0.3
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 # A boxed kong of four face-up tiles is exposed when one tile is turned (its claimed tile) and
 # concealed when none is, whatever class the detector gave its box, unless the detector is all
@@ -86,9 +94,12 @@ class Layout:
 
     `reversed_view` is True when the photo was taken from across the table: the set-apart
     winning tile is then at the image's left end, and the orders below are the player's.
+    `level` holds the same tiles with their boxes turned so that the rows run level (`tiles`
+    themselves where they already do): what is measured along and across rows uses these.
     """
 
     tiles: tuple[Detection, ...]
+    level: tuple[Detection, ...]
     concealed: tuple[int, ...]  # standing/concealed tiles, the winning tile excluded
     winning: int | None  # the set-apart tile, None when no tile was set apart
     melds: tuple[MeldLayout, ...]
@@ -110,6 +121,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     Raises PhotoError when there are no tiles, or when the tiles in view are clearly more than
     one hand (another player's tiles must not be read into the winner's hand).
     """
+    in_photo = tuple(d for d in detections if d.is_tile)
+    detections = _levelled(detections)
     tiles = tuple(d for d in detections if d.is_tile)
     group_boxes = _one_box_per_group([d for d in detections if not d.is_tile])
     if not tiles:
@@ -162,7 +175,7 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     ghosts = [i for row in rows for i in _straddling_boxes(tiles, row)]
     if ghosts:
         rows = _without(rows, ghosts)
-        warnings.append(f"{len(ghosts)} box(es) straddling two neighbouring tiles, or repeating one, were not used")
+        warnings.append(f"{len(ghosts)} box(es) straddling two neighbouring tiles were not used")
     # Felt between melds and plain dark clutter pass for a tile's back; a box read face-down that
     # fits no concealed kong's pattern along its row, nor lies in a concealed-kong box big enough
     # for a kong, nor has a likely face reading, is such a look-alike.
@@ -256,7 +269,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
     if reversed_view:
         melds = [MeldLayout(m.tiles[::-1], m.concealed, m.claimed, m.from_box) for m in reversed(melds)]
     return Layout(
-        tiles=tiles,
+        tiles=in_photo,
+        level=tiles,
         concealed=tuple(concealed),
         winning=winning,
         melds=tuple(melds),
@@ -297,6 +311,49 @@ def row_tilt(detections: Sequence[Detection]) -> float:
     first = axial_mean(angles)
     agreeing = [a for a in angles if abs(math.sin(a - first)) <= math.sin(math.radians(TILT_AGREEMENT))]
     return math.degrees(axial_mean(agreeing or angles))
+
+
+def _levelled(detections: Sequence[Detection]) -> list[Detection]:
+    """The detections with their boxes turned about the image's origin so that the rows run
+    level (see `row_tilt`), each box as long and wide as its tile lies along and across the row.
+
+    Near 45 degrees an upright box no longer tells a tile's length along the row from its width
+    across (see `_extents`): there every box keeps its size along and across the row together,
+    shared out as the tiles' spacing along the rows shows (a meld's box: a tile's width across).
+    """
+    tilt = row_tilt(detections)
+    if abs(tilt) < LEVEL_FROM:
+        return list(detections)
+    c, s = math.cos(math.radians(tilt)), math.sin(math.radians(tilt))
+    if abs(c * c - s * s) >= WELL_POSED:
+        sizes = [_extents(d, (c, s)) for d in detections]
+    else:
+        sizes = _shared_out(detections, (c, s))
+    out = []
+    for d, (along, across) in zip(detections, sizes):
+        cx, cy = d.center
+        x, y = cx * c + cy * s, cy * c - cx * s
+        out.append(replace(d, box=(x - along / 2, y - across / 2, x + along / 2, y + across / 2)))
+    return out
+
+
+def _shared_out(detections: Sequence[Detection], d: tuple[float, float]) -> list[tuple[float, float]]:
+    """Each box's length along the row and width across it, at a tilt near 45 degrees: the two
+    add up to (width + height) / (|cos| + |sin|) of its upright box; a tile's length along the row
+    is the median step to its nearest neighbour, scaled with the box, and a meld's width across
+    is a tile's."""
+    c, s = abs(d[0]), abs(d[1])
+    total = [(t.width + t.height) / (c + s) for t in detections]
+    tiles = [k for k, t in enumerate(detections) if t.is_tile]
+    if len(tiles) < 2:
+        return [_extents(t, d) for t in detections]
+    step = statistics.median(
+        min(math.dist(detections[k].center, detections[j].center) for j in tiles if j != k) for k in tiles)
+    typical = statistics.median(total[k] for k in tiles)
+    along = min(step, 0.9 * typical)
+    across = typical - along
+    return [(total[k] * along / typical, total[k] * across / typical) if t.is_tile
+            else (max(total[k] - across, along), across) for k, t in enumerate(detections)]
 
 
 def _level(a: Detection, b: Detection) -> bool:
@@ -547,14 +604,10 @@ def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int
 
 
 def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
-    """Boxes of a row that are the detector's second look at tiles beside them, not tiles.
-
-    A box over the seam of two touching tiles (two touching tiles leave it no room) overlaps each
-    of the two by GHOST_OVERLAP or more, and by more than they overlap each other (the upright
-    boxes of tilted tiles do overlap). A box shifted half off a tile overlaps it by GHOST_IOU or
-    more: between two tiles that do not touch (the last concealed tile and the set-apart winning
-    tile) it overlaps both so; at the row's end it hangs past the tile it repeats.
-    """
+    """Boxes of a row lying over the seam of two tiles that touch each other: the detector's
+    second look at half of each, not a tile (two touching tiles leave it no room). Such a box
+    overlaps each of the two by GHOST_OVERLAP or more, and by more than they overlap each other
+    (the upright boxes of tilted tiles do overlap)."""
     m, d = row.members, row.direction
     ghosts: list[int] = []
     for a, b, c in zip(m, m[1:], m[2:]):
@@ -562,13 +615,8 @@ def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
             continue
         seam = _gap_along(tiles[a], tiles[c], d)
         deeper = max(_gap_along(tiles[a], tiles[b], d), _gap_along(tiles[b], tiles[c], d))
-        repeats_both = min(iou(tiles[a], tiles[b]), iou(tiles[b], tiles[c])) >= GHOST_IOU
-        if (seam <= SPLIT_GAP and deeper < min(seam, -GHOST_OVERLAP)) or repeats_both:
+        if seam <= SPLIT_GAP and deeper < min(seam, -GHOST_OVERLAP):
             ghosts.append(b)
-    if len(m) >= 3:
-        for end, inner in ((m[0], m[1]), (m[-1], m[-2])):
-            if inner not in ghosts and iou(tiles[end], tiles[inner]) >= GHOST_IOU:
-                ghosts.append(end)
     return ghosts
 
 
@@ -681,7 +729,7 @@ def _extents(t: Detection, d: tuple[float, float]) -> tuple[float, float]:
     """
     c, s = abs(d[0]), abs(d[1])
     det = c * c - s * s
-    if abs(det) >= 0.3:
+    if abs(det) >= WELL_POSED:
         along = (c * t.width - s * t.height) / det
         across = (c * t.height - s * t.width) / det
         if along > 0 and across > 0:

@@ -204,7 +204,7 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...], warnings: list
     them left to right as seen in the photo; hints beyond those kongs are warned of."""
     hidden = sorted(
         (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
-        key=lambda n: min(layout.tiles[i].box[0] for i in layout.melds[n].tiles),
+        key=lambda n: min(layout.level[i].box[0] for i in layout.melds[n].tiles),
     )
     if len(kong_codes) < len(hidden):
         raise PhotoError(
@@ -548,7 +548,7 @@ def flowers_set_apart(layout: Layout) -> Layout:
     excess = _standing_excess(layout)
     if not 0 < excess < len(layout.concealed) or len(layout.flowers) + excess > len(FLOWER_CODES):
         return layout
-    last, first_kept = layout.tiles[layout.concealed[excess - 1]], layout.tiles[layout.concealed[excess]]
+    last, first_kept = layout.level[layout.concealed[excess - 1]], layout.level[layout.concealed[excess]]
     width = max(min(last.width, last.height), min(first_kept.width, first_kept.height))
     if math.dist(last.center, first_kept.center) < FLOWER_APART * width:
         return layout
@@ -636,7 +636,7 @@ def _row_axis(layout: Layout) -> tuple[Callable[[int], float], Callable[[int], f
     the row's tile width and its length; None for a row of fewer than two tiles."""
     if len(layout.concealed) < 2:
         return None
-    row = [layout.tiles[i] for i in layout.concealed]
+    row = [layout.level[i] for i in layout.concealed]
     (x0, y0), (x1, y1) = row[0].center, row[-1].center
     span = math.hypot(x1 - x0, y1 - y0)
     if span == 0:
@@ -644,11 +644,11 @@ def _row_axis(layout: Layout) -> tuple[Callable[[int], float], Callable[[int], f
     ux, uy = (x1 - x0) / span, (y1 - y0) / span
 
     def along(i: int) -> float:
-        cx, cy = layout.tiles[i].center
+        cx, cy = layout.level[i].center
         return (cx - x0) * ux + (cy - y0) * uy
 
     def across(i: int) -> float:
-        cx, cy = layout.tiles[i].center
+        cx, cy = layout.level[i].center
         return -(cx - x0) * uy + (cy - y0) * ux
 
     return along, across, max(min(t.width, t.height) for t in row), span
@@ -672,7 +672,7 @@ def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
         return layout
     # The player's order along the row: left to right in the photo, or the reverse from across.
     hand = sorted(list(layout.concealed) + [i for m in no_kongs for i in m.tiles],
-                  key=lambda i: layout.tiles[i].center[0], reverse=layout.reversed_view)
+                  key=lambda i: layout.level[i].center[0], reverse=layout.reversed_view)
     return replace(
         layout,
         concealed=tuple(hand),
@@ -695,8 +695,8 @@ def _seen_from_across(layout: Layout, codes: Mapping[int, str]) -> bool:
     end stays the player's."""
     row = layout.concealed
     if layout.flowers:
-        middle = sum(layout.tiles[i].center[0] for i in row) / len(row)
-        return all(layout.tiles[i].center[0] > middle for i in layout.flowers)
+        middle = sum(layout.level[i].center[0] for i in row) / len(row)
+        return all(layout.level[i].center[0] > middle for i in layout.flowers)
     return len(row) >= MIN_ORDER_TILES and _clear_order([PLAYING_ORDER[codes[i]] for i in row])[1]
 
 
