@@ -345,11 +345,11 @@ def _shared_out(detections: Sequence[Detection], d: tuple[float, float]) -> list
     c, s = abs(d[0]), abs(d[1])
     total = [(t.width + t.height) / (c + s) for t in detections]
     tiles = [k for k, t in enumerate(detections) if t.is_tile]
-    if len(tiles) < 2:
+    typical = statistics.median(total[k] for k in tiles) if tiles else 0.0
+    if len(tiles) < 2 or typical <= 0:
         return [_extents(t, d) for t in detections]
     step = statistics.median(
         min(math.dist(detections[k].center, detections[j].center) for j in tiles if j != k) for k in tiles)
-    typical = statistics.median(total[k] for k in tiles)
     along = min(step, 0.9 * typical)
     across = typical - along
     return [(total[k] * along / typical, total[k] * across / typical) if t.is_tile
