@@ -566,3 +566,11 @@ def test_row_tilt_needs_a_few_tiles():
     assert row_tilt(row_detections(RowSpec(HAND[:4], angle_deg=30.0))) == 0.0
     meld_boxes = [group_box(row_detections(RowSpec(HAND[:3])), "meld")] * 5
     assert row_tilt(meld_boxes) == 0.0  # meld boxes are no tiles
+
+
+def test_empty_boxes_along_a_diagonal_are_no_tiles():
+    # Rows 45 degrees askew are levelled by the boxes' sizes, which empty boxes do not have.
+    empty = [Detection((x * 10.0, x * 10.0, x * 10.0, x * 10.0), "1m", 0.9) for x in range(6)]
+    with pytest.raises(PhotoError) as err:
+        group_tiles(empty)
+    assert err.value.code == "no_tiles" and "every box is empty" in str(err.value)
