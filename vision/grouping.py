@@ -118,11 +118,36 @@ class _Row:
 def group_tiles(detections: Sequence[Detection]) -> Layout:
     """Turn detections (tiles and grouping boxes) into the winner's hand layout.
 
-    Raises PhotoError when there are no tiles, or when the tiles in view are clearly more than
-    one hand (another player's tiles must not be read into the winner's hand).
+    A photo whose rows run askew is grouped from its boxes turned level too, and the layout that
+    leaves fewer tiles out of the hand's count is taken (the level one when they tie): perspective
+    and melds laid at an angle of their own can mislead the tilt (`row_tilt`), and the boxes as
+    seen then group better. Raises PhotoError when there are no tiles, or when the tiles in view
+    are clearly more than one hand (another player's tiles must not be read into the winner's hand).
     """
-    in_photo = tuple(d for d in detections if d.is_tile)
-    detections = _levelled(detections)
+    level = _levelled(detections)
+    if level is detections:
+        return _group(detections, detections)
+    layouts, errors = [], []
+    for boxes in (level, detections):
+        try:
+            layouts.append(_group(detections, boxes))
+        except PhotoError as exc:
+            errors.append(exc)
+    if not layouts:
+        raise errors[0]
+    return min(layouts, key=_misfit)
+
+
+def _misfit(layout: Layout) -> int:
+    """Tiles left out of the hand, and concealed tiles more or fewer than its melds leave room for."""
+    concealed = len(layout.concealed) + (layout.winning is not None)
+    return len(layout.unassigned) + abs(concealed - concealed_count(len(layout.melds)))
+
+
+def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> Layout:
+    """`group_tiles` with the geometry of `detections`: the photo's boxes `in_photo`, or the same
+    boxes turned level."""
+    in_photo = tuple(d for d in in_photo if d.is_tile)
     tiles = tuple(d for d in detections if d.is_tile)
     group_boxes = _one_box_per_group([d for d in detections if not d.is_tile])
     if not tiles:
@@ -313,9 +338,10 @@ def row_tilt(detections: Sequence[Detection]) -> float:
     return math.degrees(axial_mean(agreeing or angles))
 
 
-def _levelled(detections: Sequence[Detection]) -> list[Detection]:
+def _levelled(detections: Sequence[Detection]) -> Sequence[Detection]:
     """The detections with their boxes turned about the image's origin so that the rows run
-    level (see `row_tilt`), each box as long and wide as its tile lies along and across the row.
+    level (see `row_tilt`), each box as long and wide as its tile lies along and across the row;
+    `detections` themselves where the rows run level already (LEVEL_FROM).
 
     Near 45 degrees an upright box no longer tells a tile's length along the row from its width
     across (see `_extents`): there every box keeps its size along and across the row together,
@@ -323,7 +349,7 @@ def _levelled(detections: Sequence[Detection]) -> list[Detection]:
     """
     tilt = row_tilt(detections)
     if abs(tilt) < LEVEL_FROM:
-        return list(detections)
+        return detections
     c, s = math.cos(math.radians(tilt)), math.sin(math.radians(tilt))
     if abs(c * c - s * s) >= WELL_POSED:
         sizes = [_extents(d, (c, s)) for d in detections]
