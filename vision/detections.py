@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 # Detector class names, in class-index order: the 42 tile codes, face-down tiles,
 # then meld-grouping boxes. These are also the YOLO dataset `names`.
@@ -39,7 +40,7 @@ class Detection:
     def is_tile(self) -> bool:
         return self.code not in GROUP_CLASSES
 
-    @property
+    @cached_property  # grouping asks for it hundreds of times per tile
     def center(self) -> tuple[float, float]:
         x1, y1, x2, y2 = self.box
         return ((x1 + x2) / 2, (y1 + y2) / 2)

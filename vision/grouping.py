@@ -133,6 +133,8 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
             layouts.append(_group(detections, boxes))
         except PhotoError as exc:
             errors.append(exc)
+        if layouts and _misfit(layouts[0]) == 0:  # nothing left to gain
+            break
     if not layouts:
         raise errors[0]
     return min(layouts, key=_misfit)
@@ -324,11 +326,11 @@ def row_tilt(detections: Sequence[Detection]) -> float:
     tiles = [d for d in detections if d.is_tile]
     if len(tiles) < MIN_TILT_TILES:
         return 0.0
+    centres = [t.center for t in tiles]
     angles = []
-    for t in tiles:
-        nearest = min((o for o in tiles if o is not t),
-                      key=lambda o: math.dist(o.center, t.center))
-        angles.append(math.atan2(nearest.center[1] - t.center[1], nearest.center[0] - t.center[0]))
+    for k, (x, y) in enumerate(centres):
+        nx, ny = min((c for j, c in enumerate(centres) if j != k), key=lambda c: (c[0] - x) ** 2 + (c[1] - y) ** 2)
+        angles.append(math.atan2(ny - y, nx - x))
 
     def axial_mean(values: list[float]) -> float:
         return math.atan2(sum(math.sin(2 * a) for a in values), sum(math.cos(2 * a) for a in values)) / 2
