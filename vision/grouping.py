@@ -142,8 +142,12 @@ def group_tiles(detections: Sequence[Detection]) -> Layout:
 
 def _misfit(layout: Layout) -> int:
     """Tiles left out of the hand, and concealed tiles more or fewer than its melds leave room for."""
-    concealed = len(layout.concealed) + (layout.winning is not None)
-    return len(layout.unassigned) + abs(concealed - concealed_count(len(layout.melds)))
+    return len(layout.unassigned) + abs(standing_excess(layout))
+
+
+def standing_excess(layout: Layout) -> int:
+    """Concealed tiles (the winning tile included) beyond what the melds leave room for."""
+    return len(layout.concealed) + (layout.winning is not None) - concealed_count(len(layout.melds))
 
 
 def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> Layout:
@@ -327,10 +331,7 @@ def row_tilt(detections: Sequence[Detection]) -> float:
     if len(tiles) < MIN_TILT_TILES:
         return 0.0
     centres = [t.center for t in tiles]
-    angles = []
-    for k, (x, y) in enumerate(centres):
-        nx, ny = min((c for j, c in enumerate(centres) if j != k), key=lambda c: (c[0] - x) ** 2 + (c[1] - y) ** 2)
-        angles.append(math.atan2(ny - y, nx - x))
+    angles = [math.atan2(ny - y, nx - x) for (x, y), (nx, ny) in zip(centres, _nearest(centres))]
 
     def axial_mean(values: list[float]) -> float:
         return math.atan2(sum(math.sin(2 * a) for a in values), sum(math.cos(2 * a) for a in values)) / 2
@@ -338,6 +339,12 @@ def row_tilt(detections: Sequence[Detection]) -> float:
     first = axial_mean(angles)
     agreeing = [a for a in angles if abs(math.sin(a - first)) <= math.sin(math.radians(TILT_AGREEMENT))]
     return math.degrees(axial_mean(agreeing or angles))
+
+
+def _nearest(centres: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Each centre's nearest other centre."""
+    return [min((c for j, c in enumerate(centres) if j != k), key=lambda c: (c[0] - x) ** 2 + (c[1] - y) ** 2)
+            for k, (x, y) in enumerate(centres)]
 
 
 def _levelled(detections: Sequence[Detection]) -> Sequence[Detection]:
@@ -376,8 +383,8 @@ def _shared_out(detections: Sequence[Detection], d: tuple[float, float]) -> list
     typical = statistics.median(total[k] for k in tiles) if tiles else 0.0
     if len(tiles) < 2 or typical <= 0:
         return [_extents(t, d) for t in detections]
-    step = statistics.median(
-        min(math.dist(detections[k].center, detections[j].center) for j in tiles if j != k) for k in tiles)
+    centres = [detections[k].center for k in tiles]
+    step = statistics.median(math.dist(c, n) for c, n in zip(centres, _nearest(centres)))
     along = min(step, 0.9 * typical)
     across = typical - along
     return [(total[k] * along / typical, total[k] * across / typical) if t.is_tile

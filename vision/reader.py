@@ -21,7 +21,7 @@ from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
 from vision.detections import BACK, TILE_CODES
-from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count
+from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, standing_excess
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
@@ -545,7 +545,7 @@ def flowers_set_apart(layout: Layout) -> Layout:
     Players lay their flowers apart, at the left of the hand; a flower misread as a playing tile
     (flower art varies most between sets) would otherwise join the row and spoil the count.
     """
-    excess = _standing_excess(layout)
+    excess = standing_excess(layout)
     if not 0 < excess < len(layout.concealed) or len(layout.flowers) + excess > len(FLOWER_CODES):
         return layout
     last, first_kept = layout.level[layout.concealed[excess - 1]], layout.level[layout.concealed[excess]]
@@ -574,7 +574,7 @@ def flowers_in_the_row(layout: Layout) -> Layout:
     (a framed White dragon). With no winning tile yet, the last of them becomes the winning tile
     when it lies apart.
     """
-    missing = -_standing_excess(layout)
+    missing = -standing_excess(layout)
     axis = _row_axis(layout)
     if missing <= 0 or axis is None:
         return layout
@@ -614,7 +614,7 @@ def playing_tiles_among_the_flowers(layout: Layout) -> Layout:
     flower is among its readings; but players also leave a gap after the first tiles of the row.
     The count tells which: the twin of `flowers_set_apart`, for a row too short.
     """
-    missing = -_standing_excess(layout)
+    missing = -standing_excess(layout)
     playing = tuple(i for i in layout.flowers if layout.tiles[i].code in PLAYING_CODES)
     if missing <= 0 or len(playing) != missing:
         return layout
@@ -668,7 +668,7 @@ def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
     no_kongs = [m for m in layout.melds
                 if len(m.tiles) == 4 and m.claimed is None and not kong_codes(m)
                 and all(layout.tiles[i].code != BACK for i in m.tiles)]
-    if not no_kongs or -_standing_excess(layout) != len(no_kongs):
+    if not no_kongs or -standing_excess(layout) != len(no_kongs):
         return layout
     # The player's order along the row: left to right in the photo, or the reverse from across.
     hand = sorted(list(layout.concealed) + [i for m in no_kongs for i in m.tiles],
@@ -680,11 +680,6 @@ def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
         warnings=layout.warnings + (
             f"{len(no_kongs)} run(s) of four tiles that can be no kong were read as concealed tiles",),
     )
-
-
-def _standing_excess(layout: Layout) -> int:
-    """Concealed tiles (the winning tile included) beyond what the melds leave room for."""
-    return len(layout.concealed) + (layout.winning is not None) - concealed_count(len(layout.melds))
 
 
 def _seen_from_across(layout: Layout, codes: Mapping[int, str]) -> bool:
