@@ -2,7 +2,8 @@
 
 Seeded random scenes: a winning hand or random tiles in a row (tilted, bent, turned round,
 sideways tiles), melds and kongs with and without the detector's group boxes, flowers, stray and
-degenerate boxes, random alternatives (backs and flowers among them), every rule set.
+degenerate boxes, random alternatives (backs and flowers among them), the whole photo turned
+askew, every rule set.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import random
 
 import pytest
 
-from tests.synthetic_boxes import RowSpec, group_box, row_detections
+from tests.synthetic_boxes import RowSpec, group_box, row_detections, turned
 from vision.detections import BACK, GROUP_CLASSES, TILE_CODES, Detection
 from vision.grouping import FLOWER_CODES
 from vision.photo_errors import EXIT_CODES
@@ -67,6 +68,8 @@ def _scene(rng: random.Random) -> list[Detection]:
                                     rng.choice(ANY), rng.random()))
     if rng.random() < 0.1:
         detections.append(group_box(detections[: rng.randint(1, len(detections))], rng.choice(sorted(GROUP_CLASSES))))
+    if rng.random() < 0.3:  # the whole photo taken askew: grouping turns its boxes level
+        detections = turned(detections, rng.choice([15.0, 35.0, 45.0, -40.0, 60.0]))
     rng.shuffle(detections)
     return detections
 
