@@ -509,6 +509,54 @@ def test_a_hand_photographed_askew_groups_as_taken_straight(degrees):
     assert layout.melds[0].claimed == (layout.melds[0].tiles[1] if abs(degrees) <= 35 else None)
 
 
+CONCEALED_8 = ["1m", "2m", "3m", "4p", "5p", "6p", "5z"]
+
+
+def _touching(codes, sideways, concealed=CONCEALED_8):
+    """The concealed row with its winning 5z set apart, and melds laid edge to edge in front of
+    it, no grouping box drawn."""
+    concealed = row_detections(RowSpec(concealed + ["5z"], origin=(100, 300), gaps_after={len(concealed) - 1: 18}))
+    return group_tiles(concealed + row_detections(RowSpec(codes, origin=(100, 380), sideways=sideways)))
+
+
+def test_melds_laid_edge_to_edge_without_boxes_are_cut_into_melds():
+    layout = _touching(["7z", "7z", "7z", "2s", "3s", "4s"], {0, 4})
+    assert _meld_codes(layout) == [(["7z"] * 3, False), (["2s", "3s", "4s"], False)]
+    assert [layout.tiles[m.claimed].code for m in layout.melds] == ["7z", "3s"]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8 and not layout.unassigned
+
+
+def test_where_the_layout_cannot_tell_the_cut_the_faces_do():
+    # Kong then chow or pung then a four of 7z 2s 3s 4s: each cut gives both parts a sideways tile.
+    layout = _touching(["7z", "7z", "7z", "7z", "2s", "3s", "4s"], {0, 5})
+    assert _meld_codes(layout) == [(["7z"] * 4, False), (["2s", "3s", "4s"], False)]
+    # No sideways tile at all: the faces alone.
+    layout = _touching(["9p", "9p", "9p", "2s", "3s", "4s", "1m", "1m", "1m"], set(), CONCEALED_8[3:])
+    assert _meld_codes(layout) == [(["9p"] * 3, False), (["2s", "3s", "4s"], False), (["1m"] * 3, False)]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8[3:]
+
+
+def test_a_concealed_kong_laid_against_a_pung_keeps_its_face_down_ends():
+    layout = _touching(["7z", "7z", "7z", "back", "1s", "1s", "back"], {1})
+    assert _meld_codes(layout) == [(["7z"] * 3, False), (["back", "1s", "1s", "back"], True)]
+
+
+def test_melds_edge_to_edge_in_the_concealed_row_line_need_a_sideways_tile_each():
+    # Laid on after the winning tile, in the concealed tiles' own line.
+    codes = CONCEALED_8 + ["5z"] + ["6s", "6s", "6s", "7m", "8m", "9m"]
+    row = row_detections(RowSpec(codes, origin=(100, 300), gaps_after={6: 18, 7: 18}, sideways={9, 12}))
+    layout = group_tiles(row)
+    assert _meld_codes(layout) == [(["6s"] * 3, False), (["7m", "8m", "9m"], False)]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8
+    assert layout.tiles[layout.winning].code == "5z"
+
+
+def test_a_run_no_cut_fits_stays_unassigned():
+    # Three sideways tiles in six: no two melds of one claimed tile each.
+    layout = _touching(["7z", "7z", "7z", "2s", "3s", "4s"], {0, 1, 4})
+    assert not layout.melds and len(layout.unassigned) == 6
+
+
 def test_a_lone_tile_just_past_the_row_end_is_the_winning_tile():
     # Standing concealed tiles; the winning tile lies flat a little lower, out of the row's chain.
     standing = row_detections(RowSpec(CONCEALED_11 + ["5z", "5z"], tile_w=40, tile_h=60))

@@ -48,6 +48,7 @@ WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of t
 # |cos^2 - sin^2| of a row's angle from which its boxes tell a tile's length along the row from its
 # width across (up to 36.9 degrees from level or from upright)
 WELL_POSED = 0.3
+MIN_TOUCHING = 6  # tiles of two melds laid edge to edge, at the fewest
 SIDEWAYS_RATIO = 1.45  # width/height this many times the segment's typical tile: turned sideways
 # A boxed kong of four face-up tiles is exposed when one tile is turned (its claimed tile) and
 # concealed when none is, whatever class the detector gave its box, unless the detector is all
@@ -246,8 +247,11 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
                 continue
             for seg in _segments(tiles, _Row(piece, row.direction)):
                 meld = _segment_meld(tiles, seg, row.direction, None, use_sideways)
+                touching = [] if meld is not None or not use_sideways else _touching_melds(tiles, seg, row.direction, True)
                 if meld is not None:
                     melds.append(meld)
+                elif touching:
+                    melds += touching
                 else:
                     kept.append(seg)
         row_segments.append((row, kept))
@@ -265,11 +269,14 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
             if segs is concealed_segs:
                 continue
             for seg in segs:
-                # A run of 3-4 in a row of its own is a meld laid out without a sideways tile.
+                # A run of 3-4 in a row of its own is a meld laid out without a sideways tile; a
+                # longer one, melds laid edge to edge.
                 if len(seg) in (3, 4):
                     melds.append(MeldLayout(tuple(seg), len(seg) == 4, None, False))
                 else:
-                    unassigned.extend(seg)
+                    touching = _touching_melds(tiles, seg, row.direction, False)
+                    melds += touching
+                    unassigned.extend([] if touching else seg)
         # Lone tiles just past an end of the row (in the image, winning tile included) that the
         # row's chain did not reach: past the winning end, or at either end when no tile was set
         # apart, such a tile is the winning tile (the one set apart furthest); else it is concealed.
@@ -823,6 +830,57 @@ def _the_one_turned(turned: dict[int, float], ratio: float) -> int | None:
     return over[0] if len(over) == 1 else None
 
 
+def _touching_melds(tiles: Sequence[Detection], seg: list[int], d: tuple[float, float],
+                    every_one_marked: bool) -> list[MeldLayout]:
+    """Melds laid edge to edge with no grouping box drawn over them: the run cut into parts of
+    3-4 tiles, none empty (no melds when no cut fits).
+
+    A part holds at most one sideways (claimed) tile, and face-down tiles only as a concealed
+    kong's pattern; with `every_one_marked` (a run in the concealed tiles' row) each part must
+    show one or the other. Of the cuts that fit, the one with the most parts so marked, then the
+    most parts whose first readings are a chow, pung or kong: where the layout cannot tell a kong
+    and a chow from a chow and a kong, the faces can.
+    """
+    if not MIN_TOUCHING <= len(seg) <= 16:
+        return []
+    sideways = {i for i, r in _turned(tiles, seg, d).items() if r > SIDEWAYS_RATIO}
+    best: tuple[tuple[int, int], list[MeldLayout]] | None = None
+    for sizes in _cuts(len(seg)):
+        bounds = [sum(sizes[:k]) for k in range(len(sizes) + 1)]
+        parts = [seg[a:b] for a, b in zip(bounds, bounds[1:])]
+        claimed = [[i for i in part if i in sideways] for part in parts]
+        faces = [_faces_of(tiles, part) for part in parts]
+        if any(len(c) > 1 or ("B" in f and f not in KONG_FACE_PATTERNS) for c, f in zip(claimed, faces)):
+            continue
+        marked = sum(bool(c) or "B" in f for c, f in zip(claimed, faces))
+        if every_one_marked and marked < len(parts):
+            continue
+        key = (marked, sum(_reads_as_set([tiles[i].code for i in part]) for part in parts))
+        if best is None or key > best[0]:
+            melds = [MeldLayout(tuple(part), "B" in f or (len(part) == 4 and not c), c[0] if c else None, False)
+                     for part, c, f in zip(parts, claimed, faces)]
+            best = (key, melds)
+    return best[1] if best else []
+
+
+def _cuts(n: int) -> list[tuple[int, ...]]:
+    """The ways to cut n tiles into runs of 3 and 4, in order, at most four runs."""
+    if n == 0:
+        return [()]
+    return [(size,) + rest for size in (3, 4) if size <= n for rest in _cuts(n - size) if len(rest) < 4]
+
+
+def _reads_as_set(codes: list[str]) -> bool:
+    """Whether first readings make a chow, pung or kong (face-down tiles count as a kong's)."""
+    faces = [c for c in codes if c != BACK]
+    if len(set(faces)) == 1 and faces[0] not in FLOWER_CODES:
+        return True
+    if len(codes) != 3 or len(faces) != 3 or any(c[1] not in "mps" for c in faces) or len({c[1] for c in faces}) != 1:
+        return False
+    ranks = sorted(int(c[0]) for c in faces)
+    return ranks == list(range(ranks[0], ranks[0] + 3))
+
+
 def _segment_meld(
     tiles: Sequence[Detection], seg: list[int], d: tuple[float, float], box: Detection | None, use_sideways: bool
 ) -> MeldLayout | None:
@@ -848,6 +906,14 @@ def _segment_meld(
     return None
 
 
+def _melds_in_run(length: int) -> int:
+    """Melds a run of this many tiles in a row of its own holds (the fewest, where it could hold
+    more: twelve tiles are three kongs or four pungs)."""
+    if length in (3, 4):
+        return 1
+    return -(-length // 4) if MIN_TOUCHING <= length <= 16 else 0
+
+
 def concealed_count(melds: int) -> int:
     """Concealed tiles, the winning one included, beside `melds` melds (a kong counts as three)."""
     return 14 - 3 * melds
@@ -866,7 +932,7 @@ def _pick_concealed_row(
     that row is taken.
     """
     def counts(candidate: tuple[_Row, list[list[int]]]) -> bool:
-        others = sum(len(s) in (3, 4) for rs in rows if rs is not candidate for s in rs[1])
+        others = sum(_melds_in_run(len(s)) for rs in rows if rs is not candidate for s in rs[1])
         return sum(len(s) for s in candidate[1]) == concealed_count(melds + others)
 
     longest = max(rows, key=lambda rs: max(len(s) for s in rs[1]))
