@@ -8,7 +8,9 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, codes_of, group_box, row_detections, turned
 from vision.detections import Detection
+from vision import grouping
 from vision.grouping import group_tiles, row_tilt
+from vision.pipeline import read_detections
 from vision.photo_errors import PhotoError
 
 CONCEALED_11 = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z"]
@@ -499,7 +501,9 @@ def test_a_hand_photographed_askew_groups_as_taken_straight(degrees):
     pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=(200, 370), sideways={1}))
     kong = row_detections(RowSpec(["back", "1s", "1s", "back"], origin=(400, 370)))
     level = concealed + pung + kong + [group_box(pung, "meld"), group_box(kong, "kong_concealed")]
-    layout = group_tiles(turned(level, degrees))
+    askew = turned(level, degrees)
+    layout = group_tiles(askew)
+    assert list(layout.tiles) == [d for d in askew if d.is_tile]  # the photo's boxes, as found
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:7]
     assert layout.tiles[layout.winning].code == "5z"
     assert _meld_codes(layout) == [(["7z", "7z", "7z"], False), (["back", "1s", "1s", "back"], True)]
@@ -555,6 +559,51 @@ def test_a_run_no_cut_fits_stays_unassigned():
     # Three sideways tiles in six: no two melds of one claimed tile each.
     layout = _touching(["7z", "7z", "7z", "2s", "3s", "4s"], {0, 1, 4})
     assert not layout.melds and len(layout.unassigned) == 6
+
+
+def test_boxes_as_seen_are_grouped_where_the_levelled_ones_leave_tiles_out(monkeypatch):
+    # A tilt misread (perspective, melds at an angle of their own) sizes the boxes wrong: here
+    # each a third as wide, so that no two touch.
+    concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["5z"], origin=(200, 300), gaps_after={6: 18}))
+    pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=(200, 370), sideways={1}))
+
+    def misread(detections):
+        return [replace(d, box=(d.center[0] - d.width / 6, d.box[1], d.center[0] + d.width / 6, d.box[3]))
+                for d in detections]
+
+    monkeypatch.setattr(grouping, "_levelled", misread)
+    layout = group_tiles(concealed + pung)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:7]
+    assert _meld_codes(layout) == [(["7z"] * 3, False)] and not layout.unassigned
+
+
+@pytest.mark.parametrize("degrees", [-20.0, 25.0])
+def test_a_winning_tile_beyond_a_tile_read_as_a_flower_joins_a_row_photographed_askew(degrees):
+    # The last 5z reads as a flower, so the winning tile lies 1.7 tile widths past the row's end.
+    codes = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "6p", "5z", "5z", "5z", "6p"]
+    row = row_detections(RowSpec(codes, gaps_after={12: 28}, probs={12: (("8f", 0.6), ("5z", 0.4))}))
+    result = read_detections(turned(row, degrees), rules="mcr")
+    assert result.error is None and result.hand["concealed"] == codes[:13] and result.hand["winning_tile"] == "6p"
+
+
+@pytest.mark.parametrize("gap", [66.0, 90.0])
+def test_melds_laid_in_line_past_the_winning_tile_stay_melds(gap):
+    # 1.65 tile widths and more past the winning tile, no sideways tile, no box, the photo level.
+    codes = CONCEALED_8 + ["5z", "7m", "8m", "9m", "9p", "9p", "9p"]
+    layout = group_tiles(row_detections(RowSpec(codes, gaps_after={6: 20, 7: gap, 10: gap})))
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8
+    assert _meld_codes(layout) == [(["7m", "8m", "9m"], False), (["9p"] * 3, False)]
+
+
+def test_six_stray_tiles_in_a_row_behind_the_hand_are_no_melds():
+    concealed = row_detections(RowSpec(CONCEALED_8 + ["5z"], origin=(100, 300), gaps_after={6: 20}))
+    pung = row_detections(RowSpec(["9p", "9p", "9p"], origin=(100, 380), sideways={0}))
+    chow = row_detections(RowSpec(["7m", "8m", "9m"], origin=(260, 380), sideways={0}))
+    stray = row_detections(RowSpec(["1p", "9m", "3z", "6s", "2z", "8m"], origin=(100, 220)))
+    layout = group_tiles(concealed + pung + chow + stray)
+    assert _meld_codes(layout) == [(["9p"] * 3, False), (["7m", "8m", "9m"], False)]
+    assert sorted(codes_of(layout.tiles, layout.unassigned)) == sorted(["1p", "9m", "3z", "6s", "2z", "8m"])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8
 
 
 def test_a_lone_tile_just_past_the_row_end_is_the_winning_tile():

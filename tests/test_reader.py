@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from tests.synthetic_boxes import RowSpec, group_box, row_detections
+from tests.synthetic_boxes import RowSpec, group_box, row_detections, turned
 from vision.detections import Detection, DetectionSet
 from vision.grouping import group_tiles, iou as iou_of
 from vision.pipeline import read_detections, read_photo
@@ -235,6 +235,16 @@ def test_a_second_box_on_a_tile_is_left_out(which, shift):
     assert any(f"left out a box lying half over another tile's box (read {CONCEALED[which]}" in w
                or "straddling two neighbouring tiles" in w for w in result.warnings)
     assert [t.box for t in result.tiles if t.role == "unassigned"] in ([second.box], [row[which].box])
+
+
+@pytest.mark.parametrize("degrees", [20.0, 30.0, 40.0])
+def test_a_flower_read_as_a_playing_tile_apart_at_the_left_of_a_hand_askew_is_a_flower(degrees):
+    # The hand is a tile over; the tile set 30 px apart at its left reads 2m first, 3f second.
+    concealed = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5z", "5z", "7z", "7z"]
+    row = row_detections(RowSpec(["2m"] + concealed + ["7z"], gaps_after={0: 30.0, 13: 20},
+                                 probs={0: (("2m", 0.6), ("3f", 0.4))}))
+    result = read_detections(turned(row, degrees), rules=RULES)
+    assert result.error is None and result.hand["flowers"] == ["3f"] and result.hand["concealed"] == concealed
 
 
 def test_a_second_box_on_a_tile_too_far_off_is_a_tile():

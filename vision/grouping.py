@@ -30,10 +30,12 @@ FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 
 # Geometry thresholds, in tile sizes so they hold at any scale.
 # Neighbours further apart than this (in the wider box's widths: a tile cut off by the photo's edge
-# has a narrow box) are not in the same row. Boxes turned level are narrower than the upright
-# boxes of tilted tiles were, so a winning tile set apart beyond a flower in line (1.7 widths) needs
-# more than the 1.6 of before.
-LINK_GAP = 2.0
+# has a narrow box) are not in the same row: melds laid in line beyond the winning tile, 1.65 widths
+# off, stay apart. Boxes turned level are narrower than the upright boxes of tilted tiles, over which
+# 1.6 widths reached 2.2 tile widths at 16 degrees: between them, LEVEL_LINK_GAP (a winning tile
+# beyond a flower in line lay 1.7 widths off in a benchmark photo).
+LINK_GAP = 1.6
+LEVEL_LINK_GAP = 2.0
 SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
 GHOST_OVERLAP = 0.25  # a box over two touching tiles overlaps each by more than this (in tile lengths)
 HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
@@ -154,6 +156,7 @@ def standing_excess(layout: Layout) -> int:
 def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> Layout:
     """`group_tiles` with the geometry of `detections`: the photo's boxes `in_photo`, or the same
     boxes turned level."""
+    link_gap = LINK_GAP if detections is in_photo else LEVEL_LINK_GAP
     in_photo = tuple(d for d in in_photo if d.is_tile)
     tiles = tuple(d for d in detections if d.is_tile)
     group_boxes = _one_box_per_group([d for d in detections if not d.is_tile])
@@ -172,7 +175,7 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
     if not others:
         raise PhotoError("no_tiles", "no_hand_tiles", "only flower tiles were found in the photo")
 
-    rows = _rows(tiles, others)
+    rows = _rows(tiles, others, link_gap)
     hand_rows, outside_rows = _hand_region(tiles, rows)
     stray = [i for row in outside_rows for i in row]
     hand_count = sum(len(r) for r in hand_rows)
@@ -263,7 +266,7 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
     reversed_view = False
     nonempty = [(row, segs) for row, segs in row_segments if segs]
     if nonempty:
-        concealed_row, concealed_segs = _pick_concealed_row(nonempty, len(melds))
+        concealed_row, concealed_segs = _pick_concealed_row(tiles, nonempty, len(melds))
         concealed, winning, reversed_view = _concealed_row(tiles, concealed_row, concealed_segs)
         for row, segs in nonempty:
             if segs is concealed_segs:
@@ -408,7 +411,7 @@ def _horizontal_gap(a: Detection, b: Detection) -> float:
     return max(b.box[0] - a.box[2], a.box[0] - b.box[2])
 
 
-def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
+def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> list[list[int]]:
     """Chain side-by-side tiles into rows.
 
     Candidate neighbours overlap vertically and nearly touch; the nearest pairs are linked first
@@ -417,7 +420,7 @@ def _rows(tiles: Sequence[Detection], indices: list[int]) -> list[list[int]]:
     """
 
     def beside(a: Detection, b: Detection) -> bool:
-        return _level(a, b) and _horizontal_gap(a, b) <= LINK_GAP * max(a.width, b.width)
+        return _level(a, b) and _horizontal_gap(a, b) <= link_gap * max(a.width, b.width)
 
     def distance(i: int, j: int) -> float:
         (ax, ay), (bx, by) = tiles[i].center, tiles[j].center
@@ -836,9 +839,10 @@ def _touching_melds(tiles: Sequence[Detection], seg: list[int], d: tuple[float, 
     3-4 tiles, none empty (no melds when no cut fits).
 
     A part holds at most one sideways (claimed) tile, and face-down tiles only as a concealed
-    kong's pattern; with `every_one_marked` (a run in the concealed tiles' row) each part must
-    show one or the other. Of the cuts that fit, the one with the most parts so marked, then the
-    most parts whose first readings are a chow, pung or kong: where the layout cannot tell a kong
+    kong's pattern; each part shows one or the other (`every_one_marked`: a run in the concealed
+    tiles' row) or else its first readings make a chow, pung or kong (a run in a row of its own;
+    six stray tiles behind the hand are no melds). Of the cuts that fit, the one with the most
+    parts so marked, then the most parts that read as sets: where the layout cannot tell a kong
     and a chow from a chow and a kong, the faces can.
     """
     if not MIN_TOUCHING <= len(seg) <= 16:
@@ -852,10 +856,11 @@ def _touching_melds(tiles: Sequence[Detection], seg: list[int], d: tuple[float, 
         faces = [_faces_of(tiles, part) for part in parts]
         if any(len(c) > 1 or ("B" in f and f not in KONG_FACE_PATTERNS) for c, f in zip(claimed, faces)):
             continue
-        marked = sum(bool(c) or "B" in f for c, f in zip(claimed, faces))
-        if every_one_marked and marked < len(parts):
+        marks = [bool(c) or "B" in f for c, f in zip(claimed, faces)]
+        sets = [_reads_as_set([tiles[i].code for i in part]) for part in parts]
+        if not all(m or (s and not every_one_marked) for m, s in zip(marks, sets)):
             continue
-        key = (marked, sum(_reads_as_set([tiles[i].code for i in part]) for part in parts))
+        key = (sum(marks), sum(sets))
         if best is None or key > best[0]:
             melds = [MeldLayout(tuple(part), "B" in f or (len(part) == 4 and not c), c[0] if c else None, False)
                      for part, c, f in zip(parts, claimed, faces)]
@@ -906,12 +911,9 @@ def _segment_meld(
     return None
 
 
-def _melds_in_run(length: int) -> int:
-    """Melds a run of this many tiles in a row of its own holds (the fewest, where it could hold
-    more: twelve tiles are three kongs or four pungs)."""
-    if length in (3, 4):
-        return 1
-    return -(-length // 4) if MIN_TOUCHING <= length <= 16 else 0
+def _melds_in_run(tiles: Sequence[Detection], run: list[int], d: tuple[float, float]) -> int:
+    """Melds a run of a row of its own holds (see the rows-of-their-own step of `group_tiles`)."""
+    return 1 if len(run) in (3, 4) else len(_touching_melds(tiles, run, d, False))
 
 
 def concealed_count(melds: int) -> int:
@@ -920,7 +922,7 @@ def concealed_count(melds: int) -> int:
 
 
 def _pick_concealed_row(
-    rows: list[tuple[_Row, list[list[int]]]], melds: int
+    tiles: Sequence[Detection], rows: list[tuple[_Row, list[list[int]]]], melds: int
 ) -> tuple[_Row, list[list[int]]]:
     """The row (with its segments left after the melds) that holds the concealed tiles.
 
@@ -928,11 +930,11 @@ def _pick_concealed_row(
     melds keeps only a few concealed tiles, often in a short row behind the melds, and a meld
     whose box the detector missed then makes the longer run. So when that choice leaves the
     tiles uncountable as a hand (concealed tiles, winning one included, are 14 less 3 per meld,
-    the other rows' runs of 3-4 counted as melds) and exactly one other row makes them count,
+    the melds of the other rows' runs counted too) and exactly one other row makes them count,
     that row is taken.
     """
     def counts(candidate: tuple[_Row, list[list[int]]]) -> bool:
-        others = sum(_melds_in_run(len(s)) for rs in rows if rs is not candidate for s in rs[1])
+        others = sum(_melds_in_run(tiles, s, rs[0].direction) for rs in rows if rs is not candidate for s in rs[1])
         return sum(len(s) for s in candidate[1]) == concealed_count(melds + others)
 
     longest = max(rows, key=lambda rs: max(len(s) for s in rs[1]))

@@ -41,7 +41,8 @@ SECOND_LOOKS = 4
 # Two boxes overlapping this much (IoU) may be one tile boxed twice, the second box shifted off it
 # (0.30-0.47 in the 600 benchmark photos): when no reading wins, leaving out either is tried.
 # Neighbours' boxes overlap so much too where tilted tiles' upright boxes take in each other
-# (up to 0.39 in photos turned 10 degrees), so only the hand can tell.
+# (up to 0.39 in photos turned 10 degrees), so only the hand can tell; the boxes of the
+# SECOND_LOOKS pairs that overlap most are tried.
 GHOST_IOU = 0.3
 # A tile read on a second look may show a face the classifier ranks low or not at all (a box
 # taken back is one it could not read): every playing code a reading does not list gets this share
@@ -484,8 +485,10 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
     doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0),
                      key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
-    repeating = [d for d in kept if d.is_tile and d not in doubted
-                 and any(o is not d and o.is_tile and iou(d, o) >= GHOST_IOU for o in kept)]
+    overlap = {id(d): max((iou(d, o) for o in kept if o is not d and o.is_tile), default=0.0)
+               for d in kept if d.is_tile and d not in doubted}
+    repeating = sorted((d for d in kept if overlap.get(id(d), 0.0) >= GHOST_IOU),
+                       key=lambda d: -overlap[id(d)])[:2 * SECOND_LOOKS]
     edits = [(kept + [d], None, f"took in a box the tile classifier rejected (read {d.code}, "
               f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
     edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read "

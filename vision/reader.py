@@ -201,7 +201,8 @@ def read_hand(
 
 def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...], warnings: list[str]) -> dict[int, str]:
     """Codes for kongs whose four tiles all lie face down, from the caller's hints, which name
-    them left to right as seen in the photo; hints beyond those kongs are warned of."""
+    them left to right as seen in the photo (along its rows, where it was taken askew); hints
+    beyond those kongs are warned of."""
     hidden = sorted(
         (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
         key=lambda n: min(layout.level[i].box[0] for i in layout.melds[n].tiles),
