@@ -57,7 +57,6 @@ from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import available_rulesets, score_json  # noqa: E402
 from scoring.cli import fail  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection, DetectionSet  # noqa: E402
-from vision.detector import box_through, turned  # noqa: E402
 from vision.grouping import iou  # noqa: E402
 from vision.argtypes import number, whole  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
@@ -135,33 +134,19 @@ class Trust:
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
                   light: str | None = None, blur: float = 0.0, shake: int = 0) -> list[Scene]:
-    """`count` hand photos; with `tilt`, each turned in its plane by an angle drawn evenly from
-    +-tilt degrees (a phone held askew), its labelled boxes turned with it; with `light`, each
-    lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
+    """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
+    evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
+    each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
     `shake`, each smeared along a line of that many pixels in a direction drawn evenly."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
-        jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz)
-        if tilt:
-            angle = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt))
-            jpeg, meta = turned_photo(jpeg, meta, angle)
+        roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
+        jpeg, meta = hand_photo_jpeg(atlas, seed, index, imgsz, roll)
         if light or blur or shake:
             direction = float(np.random.default_rng([seed, index, 2]).uniform(0, 180))
             jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
-
-
-def turned_photo(jpeg: bytes, meta: dict, degrees: float) -> tuple[bytes, dict]:
-    """The photo turned counter-clockwise by `degrees` (vision.detector.turned) and its meta
-    with every box turned too: the box around the turned corners."""
-    import cv2
-
-    image, matrix = turned(cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR), degrees)
-    meta = {**meta, "width": image.shape[1], "height": image.shape[0],
-            "tiles": [{**t, "box": list(box_through(matrix, t["box"]))} for t in meta["tiles"]],
-            "groups": [{**g, "box": list(box_through(matrix, g["box"]))} for g in meta["groups"]]}
-    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), meta
 
 
 def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float = 0.0,

@@ -423,3 +423,40 @@ def test_bench_scoring_refuses_zero_counts(capsys, option):
     with pytest.raises(SystemExit) as e:
         main([option, "0"])
     assert e.value.code == 2 and f"argument {option}: '0' is not a whole number >= 1" in capsys.readouterr().err
+
+
+def test_hand_photos_are_mostly_landscape(atlas):
+    """A hand is a long row, so its photos are taken mostly landscape, as synth's hand layouts."""
+    from mjsynth.dataset import hand_photo_jpeg
+
+    sizes = [hand_photo_jpeg(atlas, 5, k, 320)[1] for k in range(20)]
+    assert sum(m["width"] < m["height"] for m in sizes) <= 6
+
+
+def test_a_photo_taken_askew_keeps_its_tiles_with_their_own_boxes(atlas):
+    """The camera rolled 30 degrees: the same tiles are labelled, each box centred where the
+    level photo's box centre turns to, and tight round the tilted tile: within the box round the
+    level box's turned corners (what turning a labelled photo afterwards gives), and smaller."""
+    from mjsynth.dataset import hand_photo_jpeg
+
+    from vision.detector import box_through, turned
+
+    def area(box):
+        return (box[2] - box[0]) * (box[3] - box[1])
+
+    shrink = []
+    for k in range(4):
+        _, level = hand_photo_jpeg(atlas, 8, k, 480)
+        _, askew = hand_photo_jpeg(atlas, 8, k, 480, roll=30.0)
+        _, matrix = turned(np.zeros((level["height"], level["width"], 3), np.uint8), 30.0)
+        assert (askew["width"], askew["height"]) > (level["width"], level["height"])
+        assert [t["code"] for t in askew["tiles"]] == [t["code"] for t in level["tiles"]]
+        for a, t in zip(askew["tiles"], level["tiles"]):
+            around = box_through(matrix, t["box"])
+            centre = np.mean(np.reshape(around, (2, 2)), axis=0)
+            side = min(around[2] - around[0], around[3] - around[1])
+            assert np.hypot(*(np.mean(np.reshape(a["box"], (2, 2)), axis=0) - centre)) < 0.2 * side
+            assert around[0] - 2 <= a["box"][0] and a["box"][2] <= around[2] + 2
+            assert around[1] - 2 <= a["box"][1] and a["box"][3] <= around[3] + 2
+            shrink.append(area(a["box"]) / area(around))
+    assert np.mean(shrink) < 0.85

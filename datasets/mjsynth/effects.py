@@ -73,6 +73,17 @@ def hand_occluder(rng: np.random.Generator, image: np.ndarray, ids: np.ndarray,
     ids[np.maximum(skin_mask, sleeve_mask) > 0.5] = -1
 
 
+def camera_roll(image: np.ndarray, ids: np.ndarray, degrees: float) -> tuple[np.ndarray, np.ndarray]:
+    """The photo as a phone held `degrees` askew (counter-clockwise) takes it: turned onto a canvas
+    that holds all of it, as the photo pipeline turns one level (vision.detector.turned)."""
+    from vision.detector import turned
+
+    image, matrix = turned(image, degrees)
+    ids = cv2.warpAffine(ids, matrix, (image.shape[1], image.shape[0]), flags=cv2.INTER_NEAREST,
+                         borderMode=cv2.BORDER_CONSTANT, borderValue=-1)
+    return image, ids
+
+
 def lens_distortion(rng: np.random.Generator, image: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Radial (barrel or pincushion) distortion, as from a phone's wide lens."""
     h, w = ids.shape

@@ -9,7 +9,7 @@ import numpy as np
 
 from .art import Atlas
 from .codes import BACK, CLASS_INDEX, KONG_CONCEALED, MELD_EXPOSED, PLAYABLE, TILE_CODES
-from .effects import hand_occluder, lens_distortion, photometric, resample_and_compress
+from .effects import camera_roll, hand_occluder, lens_distortion, photometric, resample_and_compress
 from .layouts import LAYOUTS, Layout, Prop, TileSize, flat_pose, random_tile_size
 from .render import render
 
@@ -101,9 +101,11 @@ def _rotation(up: np.ndarray) -> int:
     return int(round(angle / 90)) % 4 * 90
 
 
-def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, height: int) -> Sample:
+def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, height: int,
+                roll: float = 0.0) -> Sample:
     """One photo of layout `kind` drawn with `atlas`, its labels and ground truth; every
-    random choice comes from `rng`, so the same generator state gives the same sample."""
+    random choice comes from `rng`, so the same generator state gives the same sample. `roll`:
+    the camera turned that many degrees about its axis (the photo grows to hold all of it)."""
     size = random_tile_size(rng)
     for _ in range(50):  # a hand must be drawable but for its flowers, or its truth is wrong
         layout = LAYOUTS[kind](rng, size)
@@ -142,6 +144,9 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
                 names[i] = None
     if rng.random() < 0.3:
         image, ids = lens_distortion(rng, image, ids)
+    if roll:  # after the lens, whose distortion turns with the phone
+        image, ids = camera_roll(image, ids, roll)
+        height, width = ids.shape
     image = resample_and_compress(rng, photometric(rng, image))
 
     boxes, counts, _ = _boxes(ids, n)
