@@ -251,8 +251,9 @@ def test_missing_file_is_reported():
 @pytest.mark.parametrize(
     "source, code",
     [(None, "bad_argument"), (5, "bad_argument"), ([1, 2], "bad_argument"),
-     (np.zeros((40, 40, 3), object), "not_an_image"), ("x" * 300, "cannot_read")],
-    ids=["none", "int", "list", "object-array", "name-too-long"],
+     (np.zeros((40, 40, 3), object), "not_an_image"), ("x" * 300, "cannot_read"), ("", "file_missing"),
+     ("a\x00b.jpg", "bad_argument")],
+    ids=["none", "int", "list", "object-array", "name-too-long", "empty-path", "nul-in-name"],
 )
 def test_what_is_no_image_source_is_a_coded_error(source, code):
     with pytest.raises(DetectorError) as info:
@@ -559,7 +560,7 @@ def test_a_table_whose_tiles_look_small_is_read_again_larger(fluffy_atlas, monke
     sample = make_sample(np.random.default_rng([13, 4]), fluffy_atlas, "table", 1280, 960)
     tiles = [label for label in sample.labels if label.name in CLASS_NAMES[:43]]
     detector = Detector()
-    detector._load()
+    detector.load()
     assert tiles_look_small(*detector._boxes_at(sample.image, 1280, 960, detector.imgsz))
     twice = matched_fraction(detector.detect(sample.image), tiles)
     monkeypatch.setattr(detector_module, "SMALL_TILES", 0)

@@ -7,15 +7,17 @@ being played on; the decoding tests write real little videos with OpenCV.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from vision.footage import (Decoded, FootageSettings, HandTracker, Reading, events_from_readings, frame_name,
-                            iter_frames)
+from vision.footage import (Decoded, FootageSettings, HandTracker, Reading, VideoTimeline, events_from_readings,
+                            frame_name, iter_frames, process_video, video_problem)
 from vision.reader import hand_key
 
 HAND_A = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
@@ -210,7 +212,7 @@ def test_every_must_be_a_finite_sensible_number_of_seconds(every):
 
 
 def test_stable_setting_error_names_the_option():
-    with pytest.raises(ValueError, match="^--stable must be at least 1$"):
+    with pytest.raises(ValueError, match="^--stable must be a whole number, at least 1$"):
         FootageSettings(stable_samples=0)
 
 
@@ -351,3 +353,112 @@ def test_a_bad_rule_set_option_is_refused_with_the_other_arguments(tmp_path):
     run = footage(video, "--rules", "sihai", "--option", "edition=Z", "--stable", "0")
     assert run.returncode == 2
     assert [line.rsplit("[", 1)[1] for line in run.stderr.splitlines()] == ["bad_argument]", "bad_option]"]
+
+
+def test_a_video_whose_name_is_not_utf8_is_refused_not_a_crash(tmp_path):
+    # OpenCV crashes the whole process (a segfault) on such a name, losing every video's events.
+    odd = tmp_path / os.fsdecode(b"caf\xe9.mp4")
+    write_video(tmp_path / "cafe.mp4", seconds=1)  # OpenCV cannot write it under that name either
+    (tmp_path / "cafe.mp4").rename(odd)
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "footage", os.fsencode(odd), "--no-progress"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and proc.stderr.endswith(" [bad_file_name]\n"), proc.stderr
+    timeline = process_video(odd, FootageSettings(), progress=False)
+    assert timeline.error["code"] == "bad_file_name" and not timeline.events
+
+
+@pytest.mark.parametrize("make, code", [
+    (lambda tmp: tmp / ("x" * 300 + ".mp4"), "cannot_read"),  # a name too long
+    (lambda tmp: Path("/dev/null"), "not_a_file"),
+    (lambda tmp: tmp, "not_a_file"),
+    (lambda tmp: tmp / "none.mp4", "file_missing"),
+])
+def test_what_no_video_file_can_be_is_named_before_opencv_opens_it(tmp_path, make, code):
+    assert video_problem(make(tmp_path))["code"] == code
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc")
+def test_cli_refuses_a_frames_folder_it_cannot_write_in_before_reading(tmp_path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00" * 5000)
+    proc = footage(bad, "--frames-dir", "/proc/self")  # a folder, but no file can be made in it, even by root
+    assert proc.returncode == 2 and "cannot write in --frames-dir /proc/self" in proc.stderr
+    assert proc.stderr.endswith(" [bad_output_path]\n") and "Traceback" not in proc.stderr
+    with pytest.raises(ValueError, match="cannot write in --frames-dir"):
+        process_video(bad, FootageSettings(), frames_dir="/proc/self", progress=False)
+
+
+def test_cli_refuses_output_names_too_long_with_a_code(tmp_path):
+    bad = tmp_path / "bad.mp4"
+    bad.write_bytes(b"\x00" * 5000)
+    for option, name in (("--out", "x" * 300 + ".jsonl"), ("--frames-dir", "x" * 300)):
+        proc = footage(bad, option, tmp_path / name)
+        assert proc.returncode == 2 and proc.stderr.endswith(" [bad_output_path]\n"), proc.stderr
+
+
+def test_cli_reports_a_missing_model_once_before_reading_any_video(tmp_path, monkeypatch, capsys):
+    import vision.detector
+    from vision.cli import main
+
+    monkeypatch.setattr(vision.detector, "_HAND_DETECTOR",
+                        vision.detector.Detector(tmp_path / "none.onnx", hand_photo=True))
+    videos = [tmp_path / "a.mp4", tmp_path / "b.mp4"]
+    for v in videos:
+        v.write_bytes(b"\x00" * 5000)
+    assert main(["footage", *map(str, videos), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.endswith(" [model_missing]\n")
+
+
+def _timeline(video, samples=10):
+    return VideoTimeline(video=str(video), duration=samples * 0.5, samples=samples, events=())
+
+
+def _without_model(monkeypatch):
+    """The up-front model check passes without loading the model (videos are faked here)."""
+    import vision.detector
+
+    monkeypatch.setattr(vision.detector, "hand_detector", lambda: type("Loaded", (), {"load": lambda self: None})())
+
+
+def test_cli_interrupted_writes_the_videos_done_and_exits_130(tmp_path, monkeypatch, capsys):
+    import vision.footage
+    from vision.cli import main
+
+    done = []
+
+    def process(video, *args, **kwargs):
+        if done:
+            raise KeyboardInterrupt
+        done.append(video)
+        return replace(_timeline(video), error={"code": "truncated_video", "message": "cut short"})
+
+    monkeypatch.setattr(vision.footage, "process_video", process)
+    _without_model(monkeypatch)
+    videos = [tmp_path / "a.mp4", tmp_path / "b.mp4"]
+    for v in videos:
+        v.write_bytes(b"\x00" * 5000)
+    out = tmp_path / "timeline.jsonl"
+    assert main(["footage", *map(str, videos), "--no-progress", "--out", str(out)]) == 130
+    assert [json.loads(line)["video"] for line in out.read_text().splitlines()] == [str(videos[0])]
+    assert capsys.readouterr().err.endswith("interrupted after 1 of 2 video(s); the timeline holds the videos "
+                                            "read to the end [interrupted]\n")
+
+
+def test_cli_says_when_a_video_was_too_short_to_confirm_any_hand(tmp_path, monkeypatch, capsys):
+    import vision.footage
+    from vision.cli import main
+
+    monkeypatch.setattr(vision.footage, "process_video", lambda video, *a, **k: _timeline(video, samples=1))
+    _without_model(monkeypatch)
+    video = tmp_path / "still.mp4"
+    video.write_bytes(b"\x00" * 5000)
+    assert main(["footage", str(video), "--no-progress"]) == 0
+    assert f"{video}: only 1 sample(s), fewer than the 3 a hand must be read on" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("settings", [dict(stable_samples=2.5), dict(stable_samples=True), dict(every="0.5"),
+                                      dict(forget_samples=1.5)])
+def test_settings_of_the_wrong_type_are_refused(settings):
+    with pytest.raises(ValueError):
+        FootageSettings(**settings)

@@ -303,3 +303,18 @@ def test_rule_set_options_reach_the_score_and_the_rescore_line(capsys):
 def test_a_bad_rule_set_option_is_bad_input_before_reading(capsys, option):
     code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--option", option)
     assert code == 2 and err.endswith("[bad_option]\n")
+
+
+@pytest.mark.parametrize("command", ["photo", "detect"])
+def test_the_annotated_image_never_writes_over_the_photo_read(tmp_path, capsys, command):
+    photo = tmp_path / "hand.jpg"
+    photo.write_bytes(SAMPLE_IMAGE.read_bytes())
+    code = main([command, str(photo), "--annotate", str(tmp_path / "." / "hand.jpg")])
+    err = capsys.readouterr().err
+    assert code == 2 and "is the photo being read" in err and err.endswith(" [bad_output_path]\n")
+    assert photo.read_bytes() == SAMPLE_IMAGE.read_bytes()
+
+
+def test_an_annotated_image_name_too_long_is_a_coded_error(tmp_path, capsys):
+    code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--annotate", str(tmp_path / ("x" * 300 + ".png")))
+    assert code == 2 and err.endswith(" [bad_output_path]\n")

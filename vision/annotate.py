@@ -12,6 +12,7 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -380,16 +381,29 @@ def _wrap(text: str, width: int) -> list[str]:
 OUTPUT_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp", ".tif", ".tiff")
 
 
-def output_problem(out: str | Path) -> str | None:
-    """Why an annotated image could not be written to `out`, or None: checked before a photo is
-    read, so that a mistyped path costs no work (missing folders are created then)."""
+def output_problem(out: str | Path, photo: Any = None) -> str | None:
+    """Why an annotated image could not be written to `out`, or None: checked before `photo` (its
+    path, when it is one) is read, so that a mistyped path costs no work (missing folders are
+    created then) and the photo itself is never written over."""
     out = Path(out)
-    if out.is_dir():
-        return f"{out} is a folder; name the image file to write, e.g. {out / 'annotated.png'}"
+    try:
+        if out.is_dir():
+            return f"{out} is a folder; name the image file to write, e.g. {out / 'annotated.png'}"
+    except (OSError, ValueError) as exc:  # a folder not to be entered, a name too long, a NUL
+        return f"{out}: cannot write there ({getattr(exc, 'strerror', None) or exc})"
+    if isinstance(photo, (str, Path)) and _same_file(out, photo):
+        return f"{out} is the photo being read; name another file for the annotated image"
     if out.suffix.lower() not in OUTPUT_SUFFIXES:
         return f"{out}: the annotated image's name must end in one of {' '.join(OUTPUT_SUFFIXES)}"
     problem = write_problem(out)
     return problem and f"{out}: cannot write there ({problem})"
+
+
+def _same_file(a: str | Path, b: str | Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # either missing (the photo's own error comes when it is read)
+        return False
 
 
 def save_annotated(image: Any, result: PhotoResult, out: str | Path) -> Path:

@@ -64,7 +64,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        problem = args.annotate and output_problem(args.annotate)
+        problem = args.annotate and output_problem(args.annotate, args.image)
         if problem:
             raise DetectorError("bad_output_path", problem)
         detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)

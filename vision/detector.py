@@ -263,6 +263,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
             raise DetectorError("empty_file", "the image data is empty (0 bytes)")
         stream = io.BytesIO(source)
     else:
+        if not str(source):  # Path("") would be the current folder
+            raise DetectorError("file_missing", "the image's path is empty")
         path = Path(source)
         try:
             size = path.stat().st_size
@@ -270,6 +272,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
             raise DetectorError("file_missing", f"{path}: no such file") from None
         except OSError as exc:  # a name too long, a component that is a file, a folder not to be entered
             raise DetectorError("cannot_read", f"{path}: cannot open it ({exc.strerror})") from None
+        except ValueError:  # a NUL character, which no file name holds
+            raise DetectorError("bad_argument", f"{str(path)!r}: a file name cannot hold a NUL character") from None
         if path.is_dir():
             raise DetectorError("not_a_file", f"{path}: is a folder, not an image file")
         if size == 0:
@@ -653,7 +657,9 @@ class Detector:
             conf_threshold = DEFAULT_CONF if self._classifier is None else PROPOSAL_CONF
         self.conf_threshold = conf_threshold
 
-    def _load(self):
+    def load(self):
+        """The ONNX session, loaded now if it was not yet; raises DetectorError for a missing or
+        unusable model file."""
         if self._session is not None:
             return self._session
         import ast
@@ -686,7 +692,7 @@ class Detector:
         """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them and
         readings of the photo changed, on demand: at the other input size (for a photo with the
         pixels), with its colours balanced, with its shake undone, sharpened (see DetectionSet)."""
-        self._load()
+        self.load()
         # The reduced JPEG decode keeps both sides at least the model's input size: a large 4:3
         # or 16:9 photo keeps nearly all the pixels a second look at FINE_SCALE can use.
         rgb, (width, height) = load_image(image, draft_size=self.imgsz)
@@ -844,10 +850,15 @@ def _rescaled(fit: Letterbox, width: int, height: int) -> Letterbox:
 _HAND_DETECTOR: Detector | None = None
 
 
-def detect_hand(image: ImageInput) -> DetectionSet:
-    """The shipped detector's reading of a photo of one player's hand (see Detector's
-    `hand_photo`), from a detector made once (its session loads once)."""
+def hand_detector() -> Detector:
+    """The shipped detector for photos of one player's hand (see Detector's `hand_photo`), made
+    once (its session loads once)."""
     global _HAND_DETECTOR
     if _HAND_DETECTOR is None:
         _HAND_DETECTOR = Detector(hand_photo=True)
-    return _HAND_DETECTOR.detect_set(image)
+    return _HAND_DETECTOR
+
+
+def detect_hand(image: ImageInput) -> DetectionSet:
+    """The shipped hand detector's reading of a photo."""
+    return hand_detector().detect_set(image)

@@ -15,6 +15,9 @@ early and are reported in `VideoTimeline.error` beside the events found so far);
 from __future__ import annotations
 
 import math
+import numbers
+import os
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -45,12 +48,21 @@ class FootageSettings:
     min_confidence: float = 0.1
 
     def __post_init__(self) -> None:
-        if not (math.isfinite(self.every) and self.every >= MIN_EVERY_S):
+        if not (_is_number(self.every) and math.isfinite(self.every) and self.every >= MIN_EVERY_S):
             raise ValueError(f"--every must be a positive number of seconds, at least {MIN_EVERY_S:g}")
-        if self.stable_samples < 1:
-            raise ValueError("--stable must be at least 1")
-        if self.forget_samples < 1:
-            raise ValueError("forget_samples must be at least 1")
+        # A count that is no whole number would never equal a run's length: no event, silently.
+        if not (_is_whole(self.stable_samples) and self.stable_samples >= 1):
+            raise ValueError("--stable must be a whole number, at least 1")
+        if not (_is_whole(self.forget_samples) and self.forget_samples >= 1):
+            raise ValueError("forget_samples must be a whole number, at least 1")
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_whole(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -189,6 +201,50 @@ def iter_frames(path: str | Path, every: float, errors: list[dict],
         capture.release()
 
 
+def video_problem(path: str | Path) -> dict | None:
+    """Why the video file cannot be read at all ({"code", "message"}), found before OpenCV opens
+    it: OpenCV takes any path for a video it cannot open, and crashes the process on a name that
+    is not valid UTF-8 (common in files from zip archives and Windows shares)."""
+    name = str(path)
+    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return {"code": "bad_file_name", "message": f"{shown}: the file's name is not valid UTF-8, which "
+                                                    "OpenCV cannot open: rename the file"}
+    if not name:
+        return {"code": "file_missing", "message": "the video's path is empty"}
+    try:
+        mode = os.stat(name).st_mode
+    except FileNotFoundError:
+        return {"code": "file_missing", "message": f"no such video file: {shown}"}
+    except OSError as exc:  # a name too long, a folder not to be entered
+        return {"code": "cannot_read", "message": f"{shown}: cannot open it ({exc.strerror})"}
+    except ValueError:  # a NUL character
+        return {"code": "bad_argument", "message": f"{name!r}: a file name cannot hold a NUL character"}
+    if stat.S_ISDIR(mode):
+        return {"code": "not_a_file", "message": f"is a folder, not a video file: {shown}"}
+    if not stat.S_ISREG(mode):
+        return {"code": "not_a_file", "message": f"{shown}: not a video file (a device or a pipe)"}
+    if not os.access(name, os.R_OK):
+        return {"code": "cannot_read", "message": f"{shown}: cannot open it (Permission denied)"}
+    return None
+
+
+def frames_dir_problem(frames_dir: Path) -> str | None:
+    """Why annotated frames cannot be saved in `frames_dir` (created if missing), or None."""
+    from vision.outputs import write_problem
+
+    try:
+        if frames_dir.exists() and not frames_dir.is_dir():
+            return f"--frames-dir {frames_dir} is a file; name a folder"
+        frames_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create --frames-dir {frames_dir} ({exc.strerror or exc})"
+    problem = write_problem(frames_dir / ".mjlens-write-check")
+    return problem and f"cannot write in --frames-dir {frames_dir} ({problem})"
+
+
 def video_duration(path: str | Path) -> float | None:
     """The announced duration in seconds (for the progress bar), or None when unknown."""
     import cv2
@@ -280,10 +336,15 @@ def events_from_readings(video: str, readings: Iterable[Reading], settings: Foot
 
 def process_video(path: str | Path, settings: FootageSettings, frames_dir: str | Path | None = None,
                   progress: bool = True) -> VideoTimeline:
-    """Sample, read and track one video. Never raises for a bad video file (see VideoTimeline.error)."""
+    """Sample, read and track one video. Never raises for a bad video file (see VideoTimeline.error);
+    raises ValueError for a `frames_dir` where frames cannot be saved."""
     from tqdm import tqdm
 
     video = str(path)
+    if frames_dir is not None and (problem := frames_dir_problem(Path(frames_dir))):
+        raise ValueError(problem)
+    if problem := video_problem(path):
+        return VideoTimeline(video=video, duration=0.0, samples=0, events=(), error=problem)
     errors: list[dict] = []
     duration = video_duration(path)
     total = math.ceil(duration / settings.every - 1e-9) if duration else None  # samples at k * every < duration
@@ -330,6 +391,7 @@ def check_reachable(address: str, timeout_s: float = 5.0) -> None:
     if address == "auto":
         return
     host, _, port = address.removeprefix("ray://").rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")  # [::1]:6379
     if not host or not port.isdigit():
         raise ClusterUnreachable(f"--address {address!r} is not HOST:PORT, ray://HOST:PORT or auto")
     try:
@@ -354,7 +416,10 @@ def run_ray(paths: Sequence[str | Path], settings: FootageSettings, frames_dir: 
     if started_here:
         if address:
             check_reachable(address)
-        ray.init(address=address, include_dashboard=False, logging_level="error", log_to_driver=False)
+        try:
+            ray.init(address=address, include_dashboard=False, logging_level="error", log_to_driver=False)
+        except ConnectionError as exc:  # `auto` with no cluster running here
+            raise ClusterUnreachable(f"no Ray cluster to join at --address {address} ({exc})") from None
     try:
         task = ray.remote(num_cpus=1)(process_video)
         refs = [task.remote(str(p), settings, str(frames_dir) if frames_dir is not None else None, False)

@@ -20,6 +20,7 @@ PROG = "mjlens footage"
 EXIT_OK = 0
 EXIT_BAD_ARGS = 2
 EXIT_VIDEO_ERROR = 3  # at least one video could not be read to the end (its timeline is partial)
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports it
 CSV_COLUMNS = ("video", "time", "total", "minimum_met", "fans", "hand", "confidence", "frame", "error")
 
 
@@ -78,32 +79,29 @@ def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[tuple[st
     """Why the timeline or the frames could not be written, as (code, message), found before any
     video is read (a long run must not fail at its end). Missing folders are created, as for the
     other commands' outputs."""
+    from vision.footage import frames_dir_problem
+
     problems = []
     if out is not None:
-        if out.is_dir():
-            problems.append(("bad_output_path", f"--out {out} is a folder; name a .jsonl or .csv file"))
-        elif problem := write_problem(out):
-            problems.append(("bad_output_path", f"cannot write --out {out} ({problem})"))
-    if frames_dir is not None:
-        if frames_dir.exists() and not frames_dir.is_dir():
-            problems.append(("bad_output_path", f"--frames-dir {frames_dir} is a file; name a folder"))
-        else:
-            try:
-                frames_dir.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                problems.append(("bad_output_path", f"cannot create --frames-dir {frames_dir} ({exc})"))
+        try:
+            if out.is_dir():
+                problems.append(("bad_output_path", f"--out {out} is a folder; name a .jsonl or .csv file"))
+            elif problem := write_problem(out):
+                problems.append(("bad_output_path", f"cannot write --out {out} ({problem})"))
+        except OSError as exc:  # a folder on the way not to be entered, a name too long
+            problems.append(("bad_output_path", f"cannot write --out {out} ({exc.strerror or exc})"))
+    if frames_dir is not None and (problem := frames_dir_problem(frames_dir)):
+        problems.append(("bad_output_path", problem))
     return problems
 
 
 def run(args: argparse.Namespace) -> int:
     from scoring.rules import available_rulesets
 
-    folders = [str(v) for v in args.videos if v.is_dir()]
-    missing = [str(v) for v in args.videos if not v.is_file() and not v.is_dir()]
+    from vision.footage import video_problem
+
     # Every problem is (code, message), all reported at once, so one run shows what to fix.
-    problems = [("not_a_file", f"is a folder, not a video file: {', '.join(folders)}")] if folders else []
-    if missing:
-        problems.append(("file_missing", f"no such video file: {', '.join(missing)}"))
+    problems = [(p["code"], p["message"]) for p in map(video_problem, args.videos) if p]
     if args.rules not in available_rulesets():
         problems.append(("unknown_rules",
                          f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}"))
@@ -139,24 +137,43 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         return EXIT_BAD_ARGS
 
-    if args.engine == "ray":
-        from vision.footage import ClusterUnreachable, run_ray
+    from vision.detector import DetectorError, hand_detector
 
-        try:
-            timelines = run_ray(args.videos, settings, args.frames_dir, args.address,
-                                progress=not args.no_progress)
-        except ClusterUnreachable as exc:
-            return fail(PROG, "cluster_unreachable", str(exc), EXIT_BAD_ARGS)
-    else:
-        from vision.footage import run_local
+    try:  # a missing or broken model fails here, not once per video
+        hand_detector().load()
+    except DetectorError as exc:
+        return fail(PROG, exc.code, str(exc), EXIT_BAD_ARGS)
 
-        timelines = run_local(args.videos, settings, args.frames_dir, progress=not args.no_progress)
+    timelines: list[VideoTimeline] = []
+    try:
+        if args.engine == "ray":
+            from vision.footage import ClusterUnreachable, run_ray
+
+            try:
+                timelines = run_ray(args.videos, settings, args.frames_dir, args.address,
+                                    progress=not args.no_progress)
+            except ClusterUnreachable as exc:
+                return fail(PROG, "cluster_unreachable", str(exc), EXIT_BAD_ARGS)
+        else:
+            from vision.footage import process_video
+
+            for video in args.videos:  # one by one, so that an interruption keeps the videos done
+                timelines.append(process_video(video, settings, args.frames_dir, progress=not args.no_progress))
+    except KeyboardInterrupt:
+        _write(timelines, args.out)
+        return fail(PROG, "interrupted", f"interrupted after {len(timelines)} of {len(args.videos)} video(s); "
+                                         "the timeline holds the videos read to the end", EXIT_INTERRUPTED)
 
     _write(timelines, args.out)
     events = sum(len(t.events) for t in timelines)
     seconds = sum(t.duration for t in timelines)
     print(f"mjlens footage: {events} winning hand(s) in {len(timelines)} video(s), {seconds:.1f} s of video",
           file=sys.stderr)
+    for t in timelines:
+        if not t.error and t.samples < settings.stable_samples:
+            print(f"{PROG}: {t.video}: only {t.samples} sample(s), fewer than the {settings.stable_samples} a hand "
+                  "must be read on to count (--stable): sample more often (--every) or lower --stable",
+                  file=sys.stderr)
     failed = [t for t in timelines if t.error]
     for t in failed:
         fail(PROG, t.error["code"], f"{t.error['message']} (timeline for it is partial)")

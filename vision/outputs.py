@@ -10,8 +10,8 @@ def write_problem(path: Path) -> str | None:
     """Why `path` cannot be written (an OSError's words), or None. Missing folders are created, as
     the write would; a file that was not there is opened once and removed again. Trying is the only
     sure test: permission bits say nothing for root, or for /proc."""
-    existed = path.exists()
     try:
+        existed = path.exists()
         path.parent.mkdir(parents=True, exist_ok=True)
         path.open("ab").close()  # appends nothing
         if not existed:

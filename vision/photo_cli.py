@@ -96,7 +96,7 @@ def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
     from vision.pipeline import PhotoResult, read_photo
 
     try:
-        problem = args.annotate and output_problem(args.annotate)
+        problem = args.annotate and output_problem(args.annotate, image)
         if problem:
             raise PhotoError("bad_input", "bad_output_path", problem)
         result = read_photo(
