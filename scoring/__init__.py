@@ -60,6 +60,8 @@ def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dic
         key = marshal.dumps((obj, rules, options), 0)
     except ValueError:  # not plain data at all: let the reader name the problem
         return _score_json(obj, rules, options)
+    if len(key) > MAX_CACHED_KEY:  # no real hand: kept, it would hold its size in memory for good
+        return _score_json(obj, rules, options)
     data = _RESULTS.get(key)
     if data:
         return marshal.loads(data)
@@ -75,6 +77,9 @@ def score_json(obj: Any, rules: str = "mcr", options: dict | None = None) -> dic
 
 
 RESULT_CACHE_SIZE = 8192
+# A real hand's key is a few hundred bytes (every key, four kongs, eight flowers and every option
+# set: about 1 KB); a body of megabytes, cached, would stay resident for thousands of later hands.
+MAX_CACHED_KEY = 4096
 _RESULTS: dict[bytes, bytes] = {}  # b"" for a hand seen once
 _RESULTS_LOCK = threading.Lock()
 

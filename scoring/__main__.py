@@ -2,6 +2,7 @@
 
 import sys
 
-from .cli import main
+from .cli import escape_unencodable_output, main
 
+escape_unencodable_output()
 sys.exit(main())

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 import unicodedata
-from typing import TextIO
+from typing import BinaryIO, TextIO
 
 from . import notation, score_json
 from .errors import ScoringError
@@ -65,18 +65,28 @@ def parse_options(pairs: list[str]) -> dict:
     return options
 
 
-def run_jsonl(source: TextIO, sink: TextIO, rules: str, options: dict | None) -> int:
-    """One result line per input line, in order; returns how many lines were errors."""
+def run_jsonl(source: BinaryIO, sink: TextIO, rules: str, options: dict | None) -> int:
+    """One result line per input line, in order; returns how many lines were errors.  Lines are
+    read as bytes and decoded one at a time: a text stream would raise at the first line that is
+    not UTF-8 and lose the rest of the batch."""
     errors = 0
     for line in source:
         try:
-            out = score_json(loads(line), rules, options)
+            out = score_json(loads(_utf8(line)), rules, options)
         except ScoringError as e:
             out = e.to_json()
         errors += not out["ok"]
         sink.write(json.dumps(out, ensure_ascii=False) + "\n")
         sink.flush()
     return errors
+
+
+def _utf8(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")  # JSON text is UTF-8 (RFC 8259), whatever the locale
+    except UnicodeDecodeError as e:
+        raise ScoringError("bad_json", f"not UTF-8 text: byte {line[e.start]:#04x} at byte {e.start + 1} "
+                                       "of the line") from None
 
 
 def _width(text: str) -> int:
@@ -162,7 +172,7 @@ def _run(args: argparse.Namespace) -> int:
             if given:  # each JSON hand carries its own win flags; options applied to none would mislead
                 raise ScoringError("bad_argument", f"{', '.join(given)}: --jsonl takes the win flags from "
                                                    "each JSON hand; give them there")
-            run_jsonl(sys.stdin, sys.stdout, args.rules, options)
+            run_jsonl(sys.stdin.buffer, sys.stdout, args.rules, options)
             return 0
         if not args.hand:
             raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}"')
@@ -200,6 +210,13 @@ def _with_options(ctx: WinContext, args: argparse.Namespace) -> WinContext:
         used = " ".join(["--self-drawn"] * args.self_drawn + [f"--{o} {getattr(args, o)}" for o in ("seat", "round")
                                                                if getattr(args, o)])
         raise ScoringError(e.code, f"{used}: {e.message}") from None
+
+
+def escape_unencodable_output() -> None:
+    """Write a character the console cannot encode (a fan's Chinese name under cp1252) as an
+    escape rather than end the command with a traceback; stderr escapes already.  Called where a
+    process starts, never on a caller's streams."""
+    sys.stdout.reconfigure(errors="backslashreplace")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -17,7 +17,7 @@ ERROR_CODES: dict[str, str] = {
     "bad_json": "a JSON hand that does not follow the schema",
     "bad_notation": "a one-line notation string that cannot be read",
     "bad_wind": "a seat or wind that is not E, S, W or N",
-    "bad_option": "an unknown rule-set option or a value of the wrong type",
+    "bad_option": "an unknown rule-set option, or a value of the wrong type or out of range",
     "unknown_rules": "a rule-set name that is not registered",
     "bad_argument": "an argument of the wrong type, or one that does not apply (score() takes a Hand and a WinContext; --jsonl takes no --seat)",
 }

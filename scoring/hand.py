@@ -26,7 +26,8 @@ from . import tiles as T
 from .errors import ScoringError, shown
 
 MELD_KINDS = ("chow", "pung", "kong")
-_NUMBER_CODE = re.compile(r"^(\d+)([mps])$")
+# A rank of more digits is no slip of the 8-9-10 kind (and int() refuses past 4300 digits)
+_NUMBER_CODE = re.compile(r"(\d{1,9})([mps])")
 
 
 def _playing_tile(code: str, where: str) -> int:
@@ -61,10 +62,14 @@ def _meld_shape(kind: str, tiles: tuple[str, ...]) -> tuple[tuple[str, ...], tup
         idx = sorted([_PLAYING_INDEX[c] for c in tiles])
     except (KeyError, TypeError):
         if kind == "chow":
-            for c in tiles:  # an 8-9-10 chow is a rank problem before a tile-code problem
-                m = _NUMBER_CODE.match(c) if isinstance(c, str) else None
-                if m and not 1 <= int(m.group(1)) <= 9:
-                    raise ScoringError("bad_meld", f"chow {'-'.join(tiles)}: ranks run 1-9, there is no {c}")
+            # An 8-9-10 chow is a rank problem before a tile-code problem.  Only number codes are
+            # written into this message as they are; any other bad code goes on to _playing_tile,
+            # which escapes it (a lone surrogate in a message would break every output).
+            numbers = [_NUMBER_CODE.fullmatch(c) if isinstance(c, str) else None for c in tiles]
+            if all(numbers):
+                for c, m in zip(tiles, numbers):
+                    if not 1 <= int(m.group(1)) <= 9:
+                        raise ScoringError("bad_meld", f"chow {'-'.join(tiles)}: ranks run 1-9, there is no {c}")
         idx = sorted(_playing_indices(tiles, f"a {kind}"))  # names the bad tile
     codes = tuple(map(T.TILE_CODES.__getitem__, idx))
     shown = " ".join(codes)
@@ -101,6 +106,8 @@ class Meld:
         object.__setattr__(self, "tiles", codes)
         object.__setattr__(self, "first", idx[0])
         object.__setattr__(self, "indices", idx)
+        if not isinstance(self.concealed, bool):  # a truthy "false" would make a concealed kong
+            raise ScoringError("bad_json", f"concealed must be true or false, got {shown(self.concealed)}")
         if self.concealed and self.kind != "kong":
             raise ScoringError(
                 "bad_meld",
@@ -110,7 +117,7 @@ class Meld:
             if self.concealed:
                 raise ScoringError("bad_meld", "a concealed kong has no claimed tile")
             if self.claimed not in self.tiles:
-                raise ScoringError("bad_meld", f"claimed tile {self.claimed} is not in the meld {' '.join(codes)}")
+                raise ScoringError("bad_meld", f"claimed tile {shown(self.claimed)} is not in the meld {' '.join(codes)}")
 
     @classmethod
     def from_tiles(cls, codes: tuple[str, ...] | list[str], concealed: bool = False) -> Meld:

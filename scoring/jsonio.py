@@ -52,8 +52,9 @@ def loads(text: str) -> Any:
 
 
 def _names(keys: Iterable[object]) -> str:
-    """Unknown keys for an error message (a Python caller's keys need not be strings)."""
-    return ", ".join(sorted(k if isinstance(k, str) else shown(k) for k in keys))
+    """Unknown keys for an error message, quoted and escaped as an unknown tile code is: a key may
+    hold a lone surrogate, which no output can encode (a Python caller's keys need not be strings)."""
+    return ", ".join(sorted(map(shown, keys)))
 
 
 def _tile_list(obj: dict, key: str) -> list[str]:

@@ -94,11 +94,11 @@ def parse_notation(text: str) -> tuple[Hand, WinContext]:
     melds: list[Meld] = []
     winning: list[str] = []
     pos = 0
+    # where the trailing spaces begin: a test on body[pos:] would copy the rest at every token
+    end = len(body.rstrip())
     open_bracket: str | None = None
     meld_codes: list[str] = []
-    while pos < len(body):
-        if body[pos:].strip() == "":
-            break
+    while pos < end:
         m = _TOKEN.match(body, pos)
         if not m:
             at = pos + len(body[pos:]) - len(body[pos:].lstrip())

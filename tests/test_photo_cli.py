@@ -318,3 +318,11 @@ def test_the_annotated_image_never_writes_over_the_photo_read(tmp_path, capsys, 
 def test_an_annotated_image_name_too_long_is_a_coded_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--annotate", str(tmp_path / ("x" * 300 + ".png")))
     assert code == 2 and err.endswith(" [bad_output_path]\n")
+
+
+def test_a_console_that_cannot_write_chinese_gets_escapes_not_a_traceback():
+    import os
+
+    proc = subprocess.run([sys.executable, "-m", "vision.cli", "score", "123m456m789m5p [EEE] +5p"],
+                          capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "cp1252"})
+    assert proc.returncode == 0 and b"Pure Straight" in proc.stdout and b"\\u6e05\\u9f99" in proc.stdout

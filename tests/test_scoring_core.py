@@ -131,7 +131,7 @@ def test_jsonl_goes_on_after_json_python_cannot_read():
     bad = ["[" * 100_000, '{"concealed": ' + "[" * 3000 + "]" * 3000 + ', "winning_tile": "5p"}',
            '{"concealed": ' + "1" * 5000 + "}", "[[[", "  "]
     sink = io.StringIO()
-    assert run_jsonl(io.StringIO("\n".join([good, *bad, good]) + "\n"), sink, "mcr", None) == len(bad)
+    assert run_jsonl(io.BytesIO(("\n".join([good, *bad, good]) + "\n").encode()), sink, "mcr", None) == len(bad)
     lines = [json.loads(line) for line in sink.getvalue().splitlines()]
     assert [line["ok"] for line in lines] == [True, *[False] * len(bad), True]
     assert all(line["error"]["code"] == "bad_json" for line in lines[1:-1])
@@ -162,6 +162,49 @@ def test_score_json_names_no_value_it_cannot_show(rules):
     for hand, name, options, code in cases:
         out = scoring.score_json(hand, name, options)
         assert out["ok"] is False and out["error"]["code"] == code, out
+
+
+def test_a_chow_code_of_thousands_of_digits_is_an_unknown_tile():
+    """The 8-9-10 check reads a chow code's rank; past 4300 digits int() raises ValueError."""
+    chow = {"kind": "chow", "tiles": ["1" * 5000 + "m", "2m", "3m"]}
+    out = scoring.score_json(BASE | {"concealed": BASE["concealed"][3:], "melds": [chow]})
+    assert out["error"]["code"] == "unknown_tile"
+
+
+@pytest.mark.parametrize(
+    ("change", "shown"),
+    [
+        ({"\ud800": 1}, "unknown key(s) '\\ud800'"),
+        ({"melds": [{"kind": "pung", "tiles": ["1z"] * 3, "\ud800": 1}]}, "meld 0: unknown key(s) '\\ud800'"),
+        ({"melds": [{"kind": "pung", "tiles": ["1z"] * 3, "claimed": "\ud800"}]}, "claimed tile '\\ud800'"),
+        ({"melds": [{"kind": "chow", "tiles": ["10m", "\ud800", "2m"]}]}, "unknown tile code '10m'"),
+    ],
+    ids=["key", "meld-key", "claimed", "chow-rank"],
+)
+def test_a_lone_surrogate_from_the_input_is_escaped_in_the_message(change, shown):
+    """JSON may hold a lone surrogate, which no output encodes (the HTTP answer, the --jsonl line):
+    a message names such a value escaped, as it names an unknown tile code."""
+    out = scoring.score_json(BASE | {"concealed": BASE["concealed"][3:]} | change)
+    message = out["error"]["message"]
+    message.encode("utf-8")  # raises on a lone surrogate
+    assert message.startswith(shown), message
+
+
+@pytest.mark.parametrize(("rules", "option"), [("mcr", "base"), ("mcr", "minimum"), ("shanghai", "limit")])
+def test_a_whole_number_option_is_bounded(rules, option):
+    """A total or payment made from an option of thousands of digits cannot be printed."""
+    from scoring.rules import MAX_OPTION_INT
+
+    assert scoring.score_json(BASE, rules, {option: MAX_OPTION_INT})["ok"]
+    for value in (MAX_OPTION_INT + 1, 10 ** 4299, -10 ** 4299):
+        assert scoring.score_json(BASE, rules, {option: value})["error"] == {
+            "code": "bad_option",
+            "message": f"{rules} option {option!r} takes a whole number up to 1,000,000, got one larger in size"}
+
+
+def test_the_command_refuses_an_option_of_thousands_of_digits(capsys):
+    status, out, err = _cli(capsys, "123456789m789m8m +8m", "--rules", "shanghai", "--option", "base=1" + "0" * 4299)
+    assert status == 2 and not out and err.endswith(" [bad_option]\n")
 
 
 def test_winning_means_a_winning_shape_in_every_rule_set():
@@ -225,6 +268,17 @@ def test_score_json_cache_tells_inputs_apart(monkeypatch):
     for seat in "ESWN":
         scoring.score_json(BASE | {"seat_wind": seat})
     assert len(scoring._RESULTS) <= 3
+
+
+def test_score_json_does_not_cache_a_body_far_beyond_any_hand(monkeypatch):
+    """Bodies of megabytes, cached, would stay resident; a real hand still is."""
+    monkeypatch.setattr(scoring, "_RESULTS", {})
+    huge = BASE | {"concealed": ["1m"] * 100_000}
+    for _ in range(2):
+        assert scoring.score_json(huge)["error"]["code"] == "wrong_tile_count"
+    assert not scoring._RESULTS
+    scoring.score_json(BASE)
+    assert len(scoring._RESULTS) == 1
 
 
 def test_the_cache_key_depends_on_the_hand_alone(monkeypatch):
@@ -339,6 +393,21 @@ def test_scoring_imports_only_the_standard_library():
             for name in names:
                 top = name.split(".")[0]
                 assert top == "scoring" or top in sys.stdlib_module_names, f"{path}: imports {name}"
+
+
+def test_a_notation_line_of_hundreds_of_thousands_of_tiles_is_refused_by_its_count():
+    # 600 KB: 11 s when each token copied the rest of the line (quadratic), 0.3 s now.
+    with pytest.raises(scoring.ScoringError) as info:
+        scoring.parse_notation("1m " * 200_000 + "+5p")
+    assert info.value.code == "wrong_tile_count"
+
+
+@pytest.mark.parametrize("flag", ["false", 1, None])
+def test_a_meld_flag_that_is_not_true_or_false_is_refused(flag):
+    """A truthy "false" was read as a concealed kong; WinContext refuses such flags the same way."""
+    with pytest.raises(scoring.ScoringError) as info:
+        Meld("kong", ("1z",) * 4, concealed=flag)
+    assert info.value.code == "bad_json" and info.value.message.startswith("concealed must be true or false, got ")
 
 
 def test_hand_is_normalised_and_hashable():

@@ -4,6 +4,7 @@ payments, derived facts and the JSONL command."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import Counter
@@ -192,6 +193,27 @@ def test_jsonl_command():
     assert all(o["ok"] for o in out[:5])
     assert [o["error"]["code"] for o in out[5:]] == ["bad_json", "bad_json", "bad_json"]
     assert out[0]["total"] == sum(f["points"] * f["count"] for f in out[0]["fans"])
+
+
+def test_jsonl_goes_on_after_a_line_that_is_not_utf8():
+    """Under a strict decoder a text stdin raised at the first bad byte and lost the batch; a line
+    whose key holds a lone surrogate could not be written back."""
+    good = json.dumps(CASES[0]["hand"]).encode()
+    lines = [good, b'{"a\xff": 1}', b'{"\\ud800": 1}', good]
+    proc = subprocess.run([sys.executable, "-m", "scoring", "--jsonl"], input=b"\n".join(lines) + b"\n",
+                          capture_output=True, cwd=REPO, timeout=60, env=os.environ | {"PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 0, proc.stderr
+    out = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [o["ok"] for o in out] == [True, False, False, True]
+    assert out[1]["error"] == {"code": "bad_json", "message": "not UTF-8 text: byte 0xff at byte 4 of the line"}
+    assert out[2]["error"] == {"code": "bad_json", "message": "unknown key(s) '\\ud800'"}
+
+
+def test_a_console_that_cannot_encode_the_fan_names_gets_escapes():
+    proc = subprocess.run([sys.executable, "-m", "scoring", "123m456m789m5p [EEE] +5p"], capture_output=True,
+                          cwd=REPO, timeout=60, env=os.environ | {"PYTHONIOENCODING": "cp1252"})
+    assert proc.returncode == 0 and not proc.stderr, proc.stderr
+    assert "\\u6e05\\u9f99 Pure Straight" in proc.stdout.decode("cp1252")
 
 
 def test_closed_pipe_ends_the_command_quietly(tmp_path):

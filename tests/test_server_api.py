@@ -124,6 +124,16 @@ def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
     assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")
 
 
+def test_score_endpoint_refuses_what_it_could_not_answer_with_422(client):
+    """A key holding a lone surrogate (no UTF-8 body can carry it back as written), an option of
+    thousands of digits (no total made from it can be printed): both were a 500."""
+    response = client.post("/api/score", content=b'{"\\ud800": 1}')
+    assert_error(response, 422, "bad_json")
+    assert response.json()["error"]["message"] == "unknown key(s) '\\ud800'"
+    assert_error(client.post("/api/score", params={"rules": "shanghai", "options": json.dumps({"base": 10 ** 4299})},
+                             json=HAND), 422, "bad_option")
+
+
 def test_photo_endpoint_reads_with_the_rules_context_and_winning_tile_sent(client):
     from vision.pipeline import read_photo
 

@@ -219,7 +219,8 @@ def test_jsonl_scores_shanghai():
 
     hand, ctx = scoring.parse_notation(SEED_COMPUTATIONS["3"][0])
     sink = io.StringIO()
-    run_jsonl(io.StringIO(json.dumps(scoring.hand_to_json(hand, ctx)) + "\n"), sink, "shanghai", {"limit": 1000})
+    run_jsonl(io.BytesIO(json.dumps(scoring.hand_to_json(hand, ctx)).encode() + b"\n"), sink, "shanghai",
+              {"limit": 1000})
     result = json.loads(sink.getvalue())
     assert result["rules"] == "shanghai" and result["total"] == 1000
 

@@ -460,7 +460,7 @@ def test_jsonl_scores_sihai():
     hand = {"concealed": ["1m", "2m", "3m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "5m"],
             "winning_tile": "5m"}
     sink = io.StringIO()
-    run_jsonl(io.StringIO(json.dumps(hand) + "\nnot json\n"), sink, "sihai", None)
+    run_jsonl(io.BytesIO(json.dumps(hand).encode() + b"\nnot json\n"), sink, "sihai", None)
     first, second = (json.loads(line) for line in sink.getvalue().splitlines())
     assert first["rules"] == "sihai" and first["total"] == 115
     assert second["error"]["code"] == "bad_json"

@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from scoring.cli import closed_pipe
+from scoring.cli import closed_pipe, escape_unencodable_output
 
 # name -> module implementing it; add a line here to add a subcommand.
 SUBCOMMANDS: dict[str, str] = {
@@ -31,6 +31,8 @@ def _load(name: str):
 
 
 def main(argv: list[str] | None = None) -> int:
+    if argv is None:  # the `mjlens` command itself, not a caller's test
+        escape_unencodable_output()
     argv = sys.argv[1:] if argv is None else argv
     parser = argparse.ArgumentParser(
         prog="mjlens",

@@ -14,8 +14,8 @@ It defines ``RULESET = RuleSet(...)`` with:
 - ``unit``: what the total counts, as a table says it after the number (MCR 番, Sihai 分, Shanghai 点).
 - ``options_type``: a *frozen* dataclass whose fields all have defaults (bool, int, float or str).
   Its defaults are the rule set's standard rules; each field's docstring/comment says what it
-  switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys or values
-  of the wrong type with ``ScoringError("bad_option")``.
+  switches.  ``RuleSet.make_options`` builds it from a JSON dict and rejects unknown keys, values
+  of the wrong type and whole numbers past ``MAX_OPTION_INT`` with ``ScoringError("bad_option")``.
 - ``fans``: the tuple of ``scoring.fans.Fan`` records, each defined once with its zh/en names,
   points, exclusions and its predicate ``detect(reading, situation) -> Iterable[Hit]`` (the reading
   is the rule set's own view of a decomposition; ``detect`` is None for a fan the scorer settles).
@@ -72,6 +72,11 @@ from ..errors import JSON_KINDS, ScoringError, shown
 from ..fans import Fan
 from ..hand import Hand, WinContext, check_consistent
 from ..result import BELOW_MINIMUM, NOT_WINNING, Result
+
+# The largest whole number an option takes (either way from zero): far beyond any table's stakes
+# or thresholds, while every total and payment made from it stays a number Python can print (it
+# writes none past 4300 digits).
+MAX_OPTION_INT = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,11 @@ class RuleSet:
             if not ok:
                 raise ScoringError(
                     "bad_option", f"{self.name} option {key!r} takes {JSON_KINDS.get(expected, expected.__name__)}, got {shown(value)}"
+                )
+            if expected is int and abs(value) > MAX_OPTION_INT:
+                raise ScoringError(
+                    "bad_option", f"{self.name} option {key!r} takes a whole number up to {MAX_OPTION_INT:,}, "
+                                  "got one larger in size"
                 )
         try:
             return self.options_type(**values)
