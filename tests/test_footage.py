@@ -328,7 +328,7 @@ def test_the_csv_timeline_holds_each_events_score_and_each_videos_error(tmp_path
         "video": "a.mp4", "time": "12.5", "total": "26", "minimum_met": "True",
         "fans": "清龙 Pure Straight 16; 四归一 Tile Hog 4", "confidence": "0.61"}
     assert json.loads(rows[0]["hand"]) == HAND_A
-    assert (rows[1]["video"], rows[1]["time"], rows[1]["error"], rows[1]["total"]) == ("b.mp4", "4.0", "stopped at frame 96", "")
+    assert (rows[1]["video"], rows[1]["time"], rows[1]["error"], rows[1]["total"]) == ("b.mp4", "4.0", "stopped at frame 96 [decode_failed]", "")
 
 
 def test_rule_set_options_reach_every_frames_reading(monkeypatch):

@@ -65,7 +65,8 @@ def _write(timelines: list[VideoTimeline], out: Path | None) -> None:
                     "fans": "; ".join(f"{f['zh']} {f['en']} {f['points'] * f['count']}" for f in score.get("fans", [])),
                     "hand": json.dumps(r["hand"], ensure_ascii=False) if "hand" in r else "",
                     "confidence": r.get("confidence", ""), "frame": r.get("frame") or "",
-                    "error": r["error"]["message"] if "error" in r else "",
+                    # as on stderr, with the code a script can match on
+                    "error": f"{r['error']['message']} [{r['error']['code']}]" if "error" in r else "",
                 })
         return
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
