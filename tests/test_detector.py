@@ -352,6 +352,30 @@ def test_exif_orientation_turns_the_image_upright(tmp_path):
     assert image_size(rgb) == (20, 60)
 
 
+@pytest.mark.parametrize("orientation", [3, 6, 8])
+def test_a_sideways_tiff_is_turned_and_sized_once(tmp_path, orientation):
+    """Pillow itself stands a TIFF upright (size and pixels), which must not be done again."""
+    path = tmp_path / "rotated.tif"
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.new("RGB", (60, 20)).save(path, exif=exif)
+    rgb, size = load_image(path)
+    upright = (20, 60) if orientation in (6, 8) else (60, 20)
+    assert size == image_size(path) == (rgb.shape[1], rgb.shape[0]) == upright
+
+
+def test_a_photo_with_a_malformed_exif_tag_is_still_turned_upright(tmp_path):
+    """Some cameras store a tag with the wrong type; Pillow's exif_transpose then fails (struct.error)."""
+    path = tmp_path / "camera.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    exif[0x010F] = "Maker"
+    raw = exif.tobytes().replace(b"\x01\x0f\x00\x02", b"\x01\x07\x00\x02")  # tag 0x0107, a SHORT, as text
+    Image.new("RGB", (60, 20)).save(path, exif=raw)
+    rgb, size = load_image(path)
+    assert rgb.shape[:2] == (60, 20) and size == image_size(path) == (20, 60)
+
+
 @pytest.mark.parametrize("suffix", [".heic", ".avif"])
 def test_phone_formats_open_upright(tmp_path, suffix):
     """iPhones save HEIC, newer Android phones AVIF; a sideways-stored photo reads upright."""

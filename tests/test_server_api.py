@@ -229,7 +229,15 @@ def test_bad_form_fields_give_422(client):
 
 def test_unknown_route_and_method_are_json_errors(client):
     assert_error(client.get("/api/nothing"), 404, "not_found")
-    assert_error(client.get("/api/score"), 405, "method_not_allowed")
+    response = client.get("/api/score")
+    assert_error(response, 405, "method_not_allowed")
+    assert response.headers["allow"] == "POST"
+
+
+@pytest.mark.parametrize("path", ["/", "/api/health"])
+def test_a_monitor_probing_with_head_gets_200_and_no_body(client, path):
+    response = client.head(path)
+    assert response.status_code == 200 and response.content == b""
 
 
 def test_busy_server_answers_429_not_5xx():

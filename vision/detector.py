@@ -175,7 +175,7 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
     is still the original's, so boxes can be mapped back to it.
     """
     import numpy as np
-    from PIL import Image, ImageOps
+    from PIL import Image
 
     if isinstance(source, np.ndarray):
         return _array_to_rgb(source), (source.shape[1], source.shape[0])
@@ -189,7 +189,8 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         if draft_size and img.format == "JPEG":
             img.draft("RGB", (draft_size, draft_size))
         img.load()
-        img = ImageOps.exif_transpose(img)
+        if turn := _UPRIGHT[exif_orientation(img)]:
+            img = img.transpose(Image.Transpose[turn])
         pixels = _to_rgb(img)
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
@@ -212,9 +213,33 @@ def image_size(source: ImageInput) -> tuple[int, int]:
 def upright_size(img: "Image.Image") -> tuple[int, int]:
     """(width, height) of an opened image as it stands upright per its EXIF orientation."""
     width, height = img.size
-    if img.getexif().get(0x0112, 1) in (5, 6, 7, 8):  # these EXIF orientations swap the sides
+    if exif_orientation(img) in (5, 6, 7, 8) and not _stood_up_by_pillow(img):  # these swap the sides
         return height, width
     return width, height
+
+
+def exif_orientation(img: "Image.Image") -> int:
+    """The EXIF orientation tag (1: upright as stored); 1 where the EXIF block is malformed, as some
+    cameras write it: Pillow then raises errors of many kinds (struct.error, TypeError...), and
+    the photo is still worth reading as stored."""
+    try:
+        orientation = img.getexif().get(0x0112, 1)
+        return orientation if orientation in _UPRIGHT else 1
+    except Exception:
+        return 1
+
+
+def _stood_up_by_pillow(img: "Image.Image") -> bool:
+    """Whether Pillow reports the image's size upright already: recent versions do so for a TIFF
+    (and turn its pixels when they load), its stored width and height then read the other way."""
+    tags = getattr(img, "tag_v2", None)
+    return img.format == "TIFF" and tags is not None and img.size != (tags.get(256), tags.get(257))
+
+
+# EXIF orientation -> the turn that stands the stored pixels upright. Applied by hand rather than by
+# ImageOps.exif_transpose, which also rewrites the EXIF block and fails on a malformed one.
+_UPRIGHT = {1: None, 2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 5: "TRANSPOSE",
+            6: "ROTATE_270", 7: "TRANSVERSE", 8: "ROTATE_90"}
 
 
 @functools.cache

@@ -80,8 +80,9 @@ class ApiError(Exception):
         self.message = message
 
 
-def _error_response(status: int, code: str, message: str) -> JSONResponse:
-    return JSONResponse({"ok": False, "error": {"code": code, "message": message}}, status_code=status)
+def _error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"ok": False, "error": {"code": code, "message": message}}, status_code=status,
+                        headers=headers)
 
 
 class _WorkPool:
@@ -342,20 +343,23 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(_request: Request, exc: StarletteHTTPException):
         codes = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
-        return _error_response(exc.status_code, codes.get(exc.status_code, "bad_request"), str(exc.detail))
+        # headers: a 405's Allow, which clients and monitors read to learn the methods that work
+        return _error_response(exc.status_code, codes.get(exc.status_code, "bad_request"), str(exc.detail),
+                               exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError):
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         return _error_response(422, "invalid_request", problems or "invalid request")
 
-    @app.get("/", include_in_schema=False)
+    # HEAD beside GET on the pages a monitor probes (a 405 there reads as the server being down)
+    @app.api_route("/", methods=["GET", "HEAD"], include_in_schema=False)
     async def page():
         return FileResponse(STATIC_DIR / "index.html")
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
-    @app.get("/api/health")
+    @app.api_route("/api/health", methods=["GET", "HEAD"])
     async def health():
         return {"ok": True, "status": "ready", "rules": _rule_sets()}
 
