@@ -359,9 +359,11 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
 
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
 
-    @app.api_route("/api/health", methods=["GET", "HEAD"])
+    @app.get("/api/health")
     async def health():
         return {"ok": True, "status": "ready", "rules": _rule_sets()}
+
+    app.add_api_route("/api/health", health, methods=["HEAD"], include_in_schema=False)  # see page()
 
     @app.get("/api/rules")
     async def rules_list():
