@@ -133,7 +133,8 @@ def test_cli_reports_a_corrupt_video_with_exit_code_and_partial_timeline(tmp_pat
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 3, proc.stderr
     assert "cannot be opened" in proc.stderr and "Traceback" not in proc.stderr
-    assert proc.stderr.rstrip().endswith("(timeline for it is partial) [unreadable_video]")
+    # nothing was read from it, so there is no partial timeline to speak of
+    assert proc.stderr.rstrip().endswith("damaged or cut short [unreadable_video]")
     records = [json.loads(line) for line in out.read_text().splitlines()]
     assert records == [{"video": str(bad), "time": 0.0,
                         "error": {"code": "unreadable_video", "message": records[0]["error"]["message"]}}]

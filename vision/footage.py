@@ -195,7 +195,7 @@ def iter_frames(path: str | Path, every: float, errors: list[dict],
             errors.append({"code": "no_frames", "message": f"{path}: the video has no readable frames"})
         elif announced > 0 and (announced - 1 - index) / fps > TRUNCATION_SLACK_S:
             errors.append({"code": "truncated_video",
-                           "message": f"{path}: decoding stopped at {index / fps:.2f} s of an announced "
+                           "message": f"{path}: decoding stopped after {(index + 1) / fps:.2f} s of an announced "
                                       f"{announced / fps:.2f} s; the file may be cut short or damaged"})
     finally:
         capture.release()

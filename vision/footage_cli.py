@@ -177,5 +177,5 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
     failed = [t for t in timelines if t.error]
     for t in failed:
-        fail(PROG, t.error["code"], f"{t.error['message']} (timeline for it is partial)")
+        fail(PROG, t.error["code"], t.error["message"] + (" (timeline for it is partial)" if t.samples else ""))
     return EXIT_VIDEO_ERROR if failed else EXIT_OK
