@@ -1,6 +1,7 @@
 """`mjlens train` helpers that run without training."""
 
 import argparse
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -110,8 +111,7 @@ def test_checkpoints_and_outputs_are_checked_before_ultralytics_loads(tmp_path, 
     monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
     notes = tmp_path / "notes.json"
     notes.write_text("{}")
-    data = tmp_path / "data.yaml"
-    data.write_text("train: images/train\nval: images/val\n")
+    data = _yolo_yaml(tmp_path / "data.yaml")
     for argv, message in [
         (["--ship-from", str(tmp_path)], f"--ship-from {tmp_path} is not a file [no_checkpoint]"),
         (["--ship-from", str(notes)], f"--ship-from {notes} is not an ultralytics .pt checkpoint [no_checkpoint]"),
@@ -164,3 +164,82 @@ def test_good_numbers_pass_the_option_parser():
                               "--lr0", "0.0015", "--workers", "0", "--val-images", "0"])
     assert (args.epochs, args.hours, args.imgsz, args.fraction, args.lr0, args.workers, args.val_images) == (
         3, 0.5, 320, 1.0, 0.0015, 0, 0)
+
+
+def _yolo_yaml(path, names=None):
+    import yaml
+
+    from vision.detections import CLASS_NAMES
+
+    path.write_text(yaml.safe_dump({"train": "images/train", "val": "images/val",
+                                    "names": dict(enumerate(names or CLASS_NAMES))}))
+    return path
+
+
+def test_a_dataset_of_other_classes_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    from vision.cli import main
+
+    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    data = _yolo_yaml(tmp_path / "data.yaml", ["one-man", "2m"])
+    assert main(["train", "--data", str(data), "--no-ship"]) == 2
+    assert capsys.readouterr().err.endswith("its names are not vision.detections.CLASS_NAMES "
+                                            "(1m ... 8f, back, meld, kong_concealed) [bad_data]\n")
+
+
+def test_a_relative_dataset_path_lists_images_ultralytics_can_find(tmp_path, monkeypatch):
+    import yaml
+
+    _scene_set(tmp_path / "set", "train", ["fluffystuff", "gnome-smooth"])
+    _scene_set(tmp_path / "set", "val", ["fluffystuff"])
+    (tmp_path / "set" / "data.yaml").write_text(yaml.safe_dump({"train": "images/train", "val": "images/val"}))
+    monkeypatch.chdir(tmp_path)  # the YAML as `mjlens synth` writes it: no path key, given relative
+    derived = yaml.safe_load(train_cli._derived_dataset(Path("set/data.yaml"), tmp_path / "run", 0,
+                                                        "gnome-smooth").read_text())
+    assert open(derived["train"]).read().split() == [str(tmp_path / "set" / "images" / "train" / "0.jpg")]
+
+
+def test_a_relative_project_is_made_absolute_before_ultralytics_sees_it(tmp_path, monkeypatch):
+    from vision.cli import main
+
+    seen = []
+    monkeypatch.setattr(train_cli, "train", lambda args: seen.append(args.project) or tmp_path / "none.pt")
+    monkeypatch.chdir(tmp_path)
+    main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--project", "runs", "--no-ship"])
+    assert seen == [tmp_path / "runs"]
+
+
+def test_resuming_a_finished_run_is_refused(tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("ultralytics")
+    from vision.cli import main
+
+    weights = tmp_path / "runs" / "done" / "weights"
+    weights.mkdir(parents=True)
+    torch.save({"epoch": -1, "optimizer": None}, weights / "last.pt")  # as ultralytics leaves a finished run
+    assert main(["train", "--resume", "--project", str(tmp_path / "runs"), "--name", "done", "--no-ship"]) == 1
+    assert "finished its training; to train it further, start a new run with --init" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("out, message", [
+    ("model.pt", "must end in .onnx"),
+    ("weights/last.onnx", "would write its .pt over --ship-from"),
+])
+def test_shipping_never_writes_over_the_checkpoint_or_a_non_onnx_name(tmp_path, capsys, out, message):
+    from vision.cli import main
+
+    (tmp_path / "weights").mkdir()
+    checkpoint = tmp_path / "weights" / "last.pt"
+    checkpoint.write_bytes(b"checkpoint")
+    assert main(["train", "--ship-from", str(checkpoint), "--out", str(tmp_path / out)]) == 2
+    assert message in capsys.readouterr().err and checkpoint.read_bytes() == b"checkpoint"
+
+
+def test_an_init_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
+    pytest.importorskip("ultralytics")
+    from vision.cli import main
+
+    garbage = tmp_path / "weights.pt"
+    garbage.write_bytes(b"{not a pickle")
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--init", str(garbage),
+                 "--project", str(tmp_path / "runs"), "--no-ship"]) == 1
+    assert capsys.readouterr().err.endswith(f"--init {garbage} is not an ultralytics checkpoint (TypeError) [train_failed]\n")

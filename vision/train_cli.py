@@ -16,6 +16,7 @@ from pathlib import Path
 
 from scoring.cli import fail
 from vision.argtypes import number, whole
+from vision.detections import CLASS_NAMES
 from vision.detector import DEFAULT_MODEL
 from vision.outputs import write_problem
 
@@ -84,9 +85,9 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
     import yaml
 
     spec = yaml.safe_load(data_yaml.read_text())
-    root = Path(spec.get("path") or data_yaml.parent)
-    if not root.is_absolute():
-        root = data_yaml.parent / root
+    # Absolute: the listings name images that ultralytics must find (and their labels beside them)
+    # from wherever it runs; a `path` is relative to the YAML's folder, as in ultralytics.
+    root = (data_yaml.parent / (spec.get("path") or ".")).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     for split in ("train", "val"):
         folders = spec[split] if isinstance(spec[split], list) else [spec[split]]  # YOLO allows a list
@@ -139,13 +140,19 @@ def train(args: argparse.Namespace) -> Path:
         last = run_dir / "weights" / "last.pt"
         if not last.exists():
             raise FileNotFoundError(f"nothing to resume: {last} does not exist")
+        if _finished(last):  # ultralytics would start a new training on its sample dataset instead
+            raise ValueError(f"{run_dir} finished its training; to train it further, start a new run with "
+                             f"--init {last}")
         YOLO(str(last)).train(resume=True)
         return run_dir / "weights" / "best.pt"
 
     data = args.data
     if args.val_images or args.holdout_source:
         data = _derived_dataset(args.data, run_dir, args.val_images, args.holdout_source)
-    model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
+    try:
+        model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
+    except Exception as exc:  # ultralytics says "not a loadable checkpoint" in a TypeError, among others
+        raise ValueError(f"--init {args.init} is not an ultralytics checkpoint ({type(exc).__name__})") from None
     model.train(
         data=str(data),
         epochs=args.epochs,
@@ -174,12 +181,20 @@ def train(args: argparse.Namespace) -> Path:
     return run_dir / "weights" / "best.pt"
 
 
+def _finished(checkpoint: Path) -> bool:
+    """Whether an ultralytics checkpoint is a finished run's: it then keeps no optimizer state."""
+    import torch
+
+    try:  # a checkpoint holds pickled model classes; this is the user's own file
+        return torch.load(checkpoint, map_location="cpu", weights_only=False).get("optimizer") is None
+    except Exception as exc:  # a damaged or foreign file
+        raise ValueError(f"{checkpoint} is not an ultralytics checkpoint ({type(exc).__name__})") from None
+
+
 def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Path, Path]:
     """Export `checkpoint` to ONNX at `out_onnx` and a stripped .pt beside it."""
     from ultralytics import YOLO
     from ultralytics.utils.torch_utils import strip_optimizer
-
-    from vision.detections import CLASS_NAMES
 
     out_onnx.parent.mkdir(parents=True, exist_ok=True)
     out_pt = out_onnx.with_suffix(".pt")
@@ -220,6 +235,11 @@ def _data_problem(data: Path) -> str | None:
     missing = [key for key in ("train", "val") if not isinstance(spec, dict) or key not in spec]
     if missing:
         return f"--data {data} is not a YOLO dataset YAML: it has no {' or '.join(missing)} key"
+    names = spec.get("names")
+    if isinstance(names, dict):  # {0: "1m", ...}, as ultralytics also writes it
+        names = [names.get(i) for i in range(len(names))]
+    if names != list(CLASS_NAMES):  # the detector reads its classes by these names
+        return f"--data {data}: its names are not vision.detections.CLASS_NAMES (1m ... 8f, back, meld, kong_concealed)"
     return None
 
 
@@ -246,14 +266,26 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
         if problem:
             return "bad_data", problem
     if not (args.no_ship and not args.ship_from):
+        if args.out.suffix != ".onnx":
+            return "bad_output_path", f"--out {args.out} must end in .onnx (the .pt is written beside it)"
+        if args.ship_from and _same_path(args.out.with_suffix(".pt"), args.ship_from):
+            return "bad_output_path", (f"--out {args.out} would write its .pt over --ship-from {args.ship_from}; "
+                                       "name another file")
         problem = write_problem(args.out)
         if problem:
             return "bad_output_path", f"cannot write --out {args.out}: {problem}"
     return None
 
 
+def _same_path(a: Path, b: Path) -> bool:
+    return a.resolve() == b.resolve()
+
+
 def run(args: argparse.Namespace) -> int:
     os.environ.setdefault("YOLO_OFFLINE", "1")
+    # ultralytics puts a relative project under its own runs/detect/, where the checkpoints
+    # would not be found again
+    args.project = args.project.resolve()
     problem = _input_problem(args)
     if problem:
         return fail(PROG, *problem)
