@@ -269,6 +269,8 @@ def test_camerash_labels_map_to_codes():
     (["--seed", "-1"], "bad_argument"),  # numpy's generator takes no negative seed
     (["--imgsz", "60000"], "bad_argument"),  # tens of GB for one image
     (["--imgsz", "4097"], "bad_argument"),
+    (["--workers", "100000000000"], "bad_argument"),  # it hung, each worker loading every atlas
+    (["--val-fraction", "1e-320"], "bad_argument"),  # 1 / fraction overflowed after the folders were made
 ])
 def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, code):
     from mjsynth.cli import main
@@ -384,7 +386,7 @@ def test_resume_checks_an_interrupted_run_against_its_arguments(tmp_path, cache,
     assert err.endswith(" [resume_mismatch]\n")
     assert main(_synth_argv(out, cache, "--count", "2")) == 2  # nor is it rendered over without --resume
     err = capsys.readouterr().err
-    assert err.startswith(f"mjlens synth: --out {out} already holds a rendered dataset")
+    assert err.startswith(f"mjlens synth: --out {out} already holds a dataset")
     assert err.endswith(" [out_not_empty]\n")
 
 
@@ -460,3 +462,27 @@ def test_a_photo_taken_askew_keeps_its_tiles_with_their_own_boxes(atlas):
             assert around[1] - 2 <= a["box"][1] and a["box"][3] <= around[3] + 2
             shrink.append(area(a["box"]) / area(around))
     assert np.mean(shrink) < 0.85
+
+
+def test_an_out_folder_holding_another_dataset_is_refused_not_mixed_into(tmp_path, cache, capsys):
+    from mjsynth.cli import main
+
+    other = tmp_path / "other"
+    (other / "images" / "train").mkdir(parents=True)
+    (other / "images" / "train" / "mine.jpg").write_bytes(b"mine")
+    (other / "data.yaml").write_text("train: images/train\n")
+    assert main(["--out", str(other), "--count", "2", "--cache", str(cache)]) == 2
+    assert capsys.readouterr().err.endswith(" [out_not_empty]\n")
+    assert sorted(p.name for p in other.rglob("*")) == ["data.yaml", "images", "mine.jpg", "train"]
+    assert (other / "data.yaml").read_text() == "train: images/train\n"
+
+
+def test_an_interrupted_run_says_how_to_continue(tmp_path, cache, capsys, monkeypatch):
+    import mjsynth.cli
+
+    def interrupted(config, progress=True):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(mjsynth.cli, "generate", interrupted)
+    assert mjsynth.cli.main(["--out", str(tmp_path / "ds"), "--count", "2", "--cache", str(cache)]) == 130
+    assert capsys.readouterr().err.endswith("the same command with --resume continues [interrupted]\n")

@@ -243,3 +243,15 @@ def test_an_init_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--init", str(garbage),
                  "--project", str(tmp_path / "runs"), "--no-ship"]) == 1
     assert capsys.readouterr().err.endswith(f"--init {garbage} is not an ultralytics checkpoint (TypeError) [train_failed]\n")
+
+
+def test_an_interrupted_training_says_how_to_resume(tmp_path, capsys, monkeypatch):
+    from vision.cli import main
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_cli, "train", interrupted)
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--project", str(tmp_path),
+                 "--name", "r", "--no-ship"]) == 130
+    assert capsys.readouterr().err.endswith(f"continue the run with --resume --project {tmp_path} --name r [interrupted]\n")

@@ -303,5 +303,8 @@ def run(args: argparse.Namespace) -> int:
         return fail(PROG, "train_failed", str(exc), 1)
     except RuntimeError as exc:  # ultralytics' own checks of the dataset (images not found ...)
         return fail(PROG, "train_failed", str(exc).splitlines()[0], 1)
+    except KeyboardInterrupt:
+        return fail(PROG, "interrupted", f"stopped; continue the run with --resume --project {args.project} "
+                                         f"--name {args.name}", 130)
     print(f"shipped {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) and {pt_path}")
     return 0

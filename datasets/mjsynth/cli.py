@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from pathlib import Path
 
 from .art import CACHE_DIR, SOURCES, ArtError
@@ -15,6 +16,8 @@ HELP = "render a synthetic YOLO dataset of mahjong tiles (training-time tool)"
 PROG = "mjlens synth"  # `python datasets/synth.py` too: it is the same command
 MIN_IMGSZ, MAX_IMGSZ = 64, 4096  # one 4096 px image takes ~2 GB to render; memory grows with its square
 MAX_COUNT = 10_000_000  # the jobs are listed up front: a billion would run out of memory (and disk)
+MAX_WORKERS = 2 * (os.cpu_count() or 1)  # more only share the cores, each holding its own atlases
+MIN_VAL_FRACTION = 1e-6  # every round(1 / fraction)-th image is validation; a vanishing one overflows
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -49,9 +52,10 @@ def run(args: argparse.Namespace) -> int:
     broken = [need for need, ok in (
         (f"1 <= --count <= {MAX_COUNT:,}", 1 <= args.count <= MAX_COUNT),
         (f"{MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}", MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ),
-        ("--workers >= 1", args.workers >= 1),
+        (f"1 <= --workers <= {MAX_WORKERS} (each loads every atlas, about 0.3 GB)", 1 <= args.workers <= MAX_WORKERS),
         ("--seed >= 0", args.seed >= 0),
-        ("0 <= --val-fraction <= 1 (1: a test set, all validation)", 0 <= args.val_fraction <= 1),  # nan fails
+        ("--val-fraction 0, or from 0.000001 to 1 (1: a test set, all validation)",  # nan fails
+         args.val_fraction == 0 or MIN_VAL_FRACTION <= args.val_fraction <= 1),
     ) if not ok]
     if broken:  # only the ones broken, so the message says which
         return fail(PROG, "bad_argument", f"need {', '.join(broken)}")
@@ -62,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
         summary = generate(config)
     except ArtError as e:
         return fail(PROG, e.code, str(e))
+    except KeyboardInterrupt:
+        return fail(PROG, "interrupted", f"stopped; the images written so far stay in {args.out}: "
+                                         "the same command with --resume continues", 130)
     print(f"{summary['images']} images, {summary['labels']} labels from "
           f"{', '.join(summary['sources'])} -> {args.out}")
     return 0

@@ -96,7 +96,11 @@ def hand_photo_jpeg(atlas: Atlas, seed: int, index: int, imgsz: int, roll: float
 _ATLASES: dict[str, Atlas] = {}
 
 
-def _init_worker(sources: list[str], cache: Path) -> None:
+def _init_worker(sources: list[str], cache: Path, ignore_interrupt: bool = False) -> None:
+    if ignore_interrupt:  # a pool's worker: Ctrl-C is the parent's to handle, once
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     for s in sources:
         _ATLASES[s] = load_atlas(s, cache)
 
@@ -154,7 +158,7 @@ def _check_resume(config: SynthConfig, summary: dict) -> None:
     try:
         before = _settings(json.loads((config.out / "synth.json").read_text()))
     except (OSError, ValueError, KeyError, TypeError):
-        if any(config.out.glob("meta/*/*.json")):
+        if _holds_a_dataset(config.out):
             raise SynthError("resume_mismatch", f"--out {config.out} has images but no readable "
                              "synth.json to check the arguments against; render into a new --out") from None
         return  # nothing rendered yet
@@ -164,6 +168,15 @@ def _check_resume(config: SynthConfig, summary: dict) -> None:
     if changed:
         raise SynthError("resume_mismatch", f"--out {config.out} was rendered with other arguments: "
                          f"{'; '.join(changed)}; resume with those, or render into a new --out")
+
+
+def _holds_a_dataset(out: Path) -> bool:
+    """Whether `out` holds images, labels or a dataset YAML, this generator's or another's."""
+    try:
+        return (out / "data.yaml").exists() or any(
+            f.is_file() for kind in ("images", "labels", "meta") for f in (out / kind).rglob("*"))
+    except OSError as e:  # a name too long, a folder not to be entered
+        raise SynthError("bad_folder", f"--out {out} cannot be read ({e.strerror})") from None
 
 
 def _shown(value) -> str:
@@ -196,9 +209,10 @@ def generate(config: SynthConfig, progress: bool = True) -> dict:
                "sources": sources}
     if config.resume:
         _check_resume(config, summary)
-    elif any(config.out.glob("meta/*/*.json")):  # its images would stay beside the new ones
-        raise SynthError("out_not_empty", f"--out {config.out} already holds a rendered dataset; continue it "
-                         "with --resume (same arguments) or render into a new folder")
+    elif _holds_a_dataset(config.out):  # its images would stay beside the new ones
+        raise SynthError("out_not_empty", f"--out {config.out} already holds a dataset (images, labels or "
+                         "data.yaml); continue one rendered here with --resume (same arguments), or render "
+                         "into a new folder")
     _make_folder("--cache", config.cache, config.cache)  # first: an empty cache folder is harmless
     for split in ("train", "val"):
         for kind in ("images", "labels", "meta"):
@@ -211,7 +225,7 @@ def generate(config: SynthConfig, progress: bool = True) -> dict:
     if config.workers > 1:
         import multiprocessing as mp
 
-        with mp.get_context("spawn").Pool(config.workers, _init_worker, (sources, config.cache)) as pool:
+        with mp.get_context("spawn").Pool(config.workers, _init_worker, (sources, config.cache, True)) as pool:
             for _, n in tqdm(pool.imap_unordered(_render_star, jobs, chunksize=4), **bar):
                 labels += n
     else:
