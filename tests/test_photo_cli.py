@@ -326,3 +326,12 @@ def test_a_console_that_cannot_write_chinese_gets_escapes_not_a_traceback():
     proc = subprocess.run([sys.executable, "-m", "vision.cli", "score", "123m456m789m5p [EEE] +5p"],
                           capture_output=True, timeout=120, env={**os.environ, "PYTHONIOENCODING": "cp1252"})
     assert proc.returncode == 0 and b"Pure Straight" in proc.stdout and b"\\u6e05\\u9f99" in proc.stdout
+
+
+@needs_model
+def test_demo_writes_an_image_whose_name_starts_with_a_dash_and_refuses_an_empty_one(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--out=-x.png"]) == 0 and (tmp_path / "-x.png").is_file()
+    capsys.readouterr()
+    assert main(["demo", "--out="]) == 2
+    assert capsys.readouterr().err == "mjlens demo: --out is empty; name the annotated image to write [bad_output_path]\n"

@@ -486,3 +486,11 @@ def test_an_interrupted_run_says_how_to_continue(tmp_path, cache, capsys, monkey
     monkeypatch.setattr(mjsynth.cli, "generate", interrupted)
     assert mjsynth.cli.main(["--out", str(tmp_path / "ds"), "--count", "2", "--cache", str(cache)]) == 130
     assert capsys.readouterr().err.endswith("the same command with --resume continues [interrupted]\n")
+
+
+def test_resume_with_a_smaller_count_is_refused(tmp_path, cache):
+    out = tmp_path / "ds"
+    generate(_config(out, cache, count=4), progress=False)
+    with pytest.raises(art.ArtError) as e:
+        generate(_config(out, cache, count=2, resume=True), progress=False)
+    assert e.value.code == "resume_mismatch" and "already holds 4 images" in str(e.value)

@@ -147,6 +147,7 @@ def test_a_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
     ("--lr0", "0", "'0' is not a finite number above 0"),
     ("--workers", "-1", "'-1' is not a whole number >= 0"),
     ("--val-images", "-1", "'-1' is not a whole number >= 0"),
+    ("--batch", "0", "'0' is not a whole number >= 1"),
 ])
 def test_bad_numbers_are_refused_by_the_option_parser(capsys, option, value, message):
     from vision.cli import main
@@ -255,3 +256,17 @@ def test_an_interrupted_training_says_how_to_resume(tmp_path, capsys, monkeypatc
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--project", str(tmp_path),
                  "--name", "r", "--no-ship"]) == 130
     assert capsys.readouterr().err.endswith(f"continue the run with --resume --project {tmp_path} --name r [interrupted]\n")
+
+
+@pytest.mark.parametrize("device, message", [
+    ("foo", "give cpu, or CUDA device indexes such as 0 or 0,1"),
+    ("0", "this machine has no CUDA device; train with --device cpu"),
+])
+def test_a_device_ultralytics_cannot_use_is_refused_before_it_loads(tmp_path, capsys, monkeypatch, device, message):
+    torch = pytest.importorskip("torch")
+    from vision.cli import main
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"]) == 2
+    assert capsys.readouterr().err == f"mjlens train: --device {device}: {message} [bad_device]\n"

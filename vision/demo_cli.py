@@ -11,6 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
+from scoring.cli import fail
 from vision.photo_cli import add_context_arguments, run_on
 
 HELP = "read and score the bundled sample photo, and write the annotated image"
@@ -34,8 +35,11 @@ def run(args: argparse.Namespace) -> int:
     # The sample's win context is stored as `mjlens photo` options, parsed like a user's.
     parser = argparse.ArgumentParser(prog="mjlens demo")
     add_context_arguments(parser)
+    if not args.out:
+        return fail("mjlens demo", "bad_output_path", "--out is empty; name the annotated image to write")
     argv = facts["photo_args"] + ["--annotate", args.out] + (["--json"] if args.json else [])
-    photo_args = parser.parse_args(argv)
+    photo_args = parser.parse_args(facts["photo_args"] + (["--json"] if args.json else []))
+    photo_args.annotate = args.out  # set, not parsed: a name such as -x.png would read as an option
     if not args.json:
         print(f"mjlens photo {_shown_path(SAMPLE_IMAGE)} {' '.join(argv)}\n")
     return run_on(SAMPLE_IMAGE, photo_args, prog="mjlens demo")

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train for this long instead (ultralytics fits the epochs and schedule to it)")
     parser.add_argument("--imgsz", type=whole(32), help="training/export image size (default 640; "
                         "when shipping, the checkpoint's training size)")
-    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--batch", type=whole(1), default=8)
     parser.add_argument("--lr0", type=number(0),
                         help="AdamW learning rate (default: ultralytics' automatic choice, "
                              "which is very low for few-epoch fine-tuning)")
@@ -265,6 +265,8 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
             None if args.init == "scratch" else _checkpoint_problem("--init", Path(args.init)))
         if problem:
             return "bad_data", problem
+    if not args.ship_from and (problem := _device_problem(args.device)):
+        return "bad_device", problem
     if not (args.no_ship and not args.ship_from):
         if args.out.suffix != ".onnx":
             return "bad_output_path", f"--out {args.out} must end in .onnx (the .pt is written beside it)"
@@ -274,6 +276,20 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
         problem = write_problem(args.out)
         if problem:
             return "bad_output_path", f"cannot write --out {args.out}: {problem}"
+    return None
+
+
+def _device_problem(device: str) -> str | None:
+    """Why ultralytics could not train on `device`, or None (it would say so only once loaded, in
+    several lines)."""
+    if device == "cpu":
+        return None
+    if not all(part.isdigit() for part in device.split(",")):
+        return f"--device {device}: give cpu, or CUDA device indexes such as 0 or 0,1"
+    import torch
+
+    if not torch.cuda.is_available():
+        return f"--device {device}: this machine has no CUDA device; train with --device cpu"
     return None
 
 

@@ -41,8 +41,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", type=Path, default=CACHE_DIR, help="art cache folder")
     parser.add_argument("--resume", action="store_true",
                         help="keep the images an earlier run wrote to --out (an interrupted one, or a "
-                        "smaller --count); refused unless its seed, imgsz, val-fraction, layouts, "
-                        "sources and holdout-source were the same (read from its synth.json)")
+                        "smaller --count) and render the rest; refused unless its seed, imgsz, "
+                        "val-fraction, layouts, sources and holdout-source were the same (read from its "
+                        "synth.json) and --count is at least the images it holds")
 
 
 def run(args: argparse.Namespace) -> int:

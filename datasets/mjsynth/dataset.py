@@ -168,6 +168,10 @@ def _check_resume(config: SynthConfig, summary: dict) -> None:
     if changed:
         raise SynthError("resume_mismatch", f"--out {config.out} was rendered with other arguments: "
                          f"{'; '.join(changed)}; resume with those, or render into a new --out")
+    rendered = sum(1 for _ in config.out.glob("meta/*/*.json"))
+    if rendered > config.count:  # the images past --count would stay, uncounted
+        raise SynthError("resume_mismatch", f"--out {config.out} already holds {rendered} images; --resume "
+                         f"extends a dataset, so give --count {rendered} or more")
 
 
 def _holds_a_dataset(out: Path) -> bool:
