@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO / "datasets"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from bench_detector import EVAL_CONF, SHARED_CODES, Peer, crop_scene, load_scene_set, top_tile  # noqa: E402
+from vision.argtypes import existing_file, whole  # noqa: E402
 from vision.classifier import DEFAULT_MODEL, READINGS, TileClassifier, combine, reread  # noqa: E402
 from vision.detections import TILE_CODES  # noqa: E402
 from vision.detector import DEFAULT_MODEL as DETECTOR_MODEL  # noqa: E402
@@ -60,9 +61,9 @@ def classifier_codes(classifier: TileClassifier, rgb: np.ndarray, tiles: list) -
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--classifier", type=Path, default=DEFAULT_MODEL)
-    parser.add_argument("--detector", type=Path, default=DETECTOR_MODEL)
-    parser.add_argument("--limit", type=int, default=40, help="images per scene set")
+    parser.add_argument("--classifier", type=existing_file, default=DEFAULT_MODEL)
+    parser.add_argument("--detector", type=existing_file, default=DETECTOR_MODEL)
+    parser.add_argument("--limit", type=whole(1), default=40, help="images per scene set")
     args = parser.parse_args(argv)
 
     from mjsynth.art import camerash_crops

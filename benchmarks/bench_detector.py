@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "datasets"))
 
 from datasets.init_from_peer import PEER_TO_OURS  # noqa: E402
-from vision.argtypes import whole  # noqa: E402
+from vision.argtypes import existing_file, whole  # noqa: E402
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, TILE_CODES  # noqa: E402
 from vision.detector import DEFAULT_MODEL, Detector, overlaps  # noqa: E402
 
@@ -231,7 +231,7 @@ def accuracy(predicted: list[str | None], truth: list[str], codes: frozenset[str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", type=Path, default=DEFAULT_MODEL)
+    parser.add_argument("--model", type=existing_file, default=DEFAULT_MODEL)
     parser.add_argument("--scenes", action="append", default=[], metavar="NAME=IMAGES_DIR", type=scene_set,
                         help="a YOLO image folder to score (repeatable)")
     parser.add_argument("--limit", type=whole(1), default=100, help="images per scene set")

@@ -58,7 +58,8 @@ from scoring import available_rulesets, score_json  # noqa: E402
 from scoring.cli import fail  # noqa: E402
 from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection, DetectionSet  # noqa: E402
 from vision.grouping import iou  # noqa: E402
-from vision.argtypes import number, whole  # noqa: E402
+from vision.argtypes import existing_file, number, whole  # noqa: E402
+from vision.outputs import write_problem  # noqa: E402
 from vision.pipeline import read_detections, read_photo  # noqa: E402
 from vision.reader import hand_key  # noqa: E402
 
@@ -318,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default="gnome-smooth", choices=SOURCES, help="art source of the synthetic set")
     parser.add_argument("--imgsz", type=whole(64, 4096), default=960, help="long side of the photos, pixels")
     parser.add_argument("--rules", default="mcr", choices=available_rulesets())
-    parser.add_argument("--model", type=Path, help="detector ONNX (default: the shipped model)")
+    parser.add_argument("--model", type=existing_file, help="detector ONNX (default: the shipped model)")
     parser.add_argument("--no-model", action="store_true", help="only ground-truth detections")
     parser.add_argument("--latency", type=whole(1), default=30, help="photos timed for the latency ratio")
     parser.add_argument("--json-out", type=Path, help="also write the numbers as JSON")
@@ -334,6 +335,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     without = frozenset(args.without)
 
+    if args.json_out and (problem := write_problem(args.json_out)):  # found now, not after the run
+        return fail("bench_photo", "bad_output_path", f"cannot write --json-out {args.json_out} ({problem})")
     detector = None
     if not args.no_model:
         from vision.detector import DEFAULT_MODEL, Detector

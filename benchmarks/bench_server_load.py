@@ -30,7 +30,7 @@ import psutil
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-from vision.argtypes import whole  # noqa: E402
+from vision.argtypes import existing_file, whole  # noqa: E402
 
 SAMPLE = REPO / "samples" / "demo-hand.jpg"
 HAND = {"concealed": ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "1p", "2p", "3p", "5p"],
@@ -106,7 +106,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--requests", type=whole(len(MIX)), default=200,
                         help="requests in the load (at least one of each kind)")
-    parser.add_argument("--photo", type=Path, default=SAMPLE, help="the good photo (default: the bundled sample)")
+    parser.add_argument("--photo", type=existing_file, default=SAMPLE, help="the good photo (default: the bundled sample)")
     parser.add_argument("--url", help="load an already running server instead of starting one")
     parser.add_argument("--pid", type=int, help="with --url: the server's process id, to watch its memory")
     args = parser.parse_args()

@@ -38,6 +38,7 @@ def test_without_leaves_out_only_the_readings_named():
     (["--latency", "-1"], "'-1' is not a whole number >= 1"),
     (["--tilt", "200"], "'200' is not a number at least 0 and at most 180"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
+    (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
 ])
 def test_bad_arguments_are_refused_before_any_photo_is_rendered(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -51,3 +52,8 @@ def test_no_blur_and_no_tilt_are_allowed():
     assert number(0, low_allowed=True)("0") == 0.0
     with pytest.raises(argparse.ArgumentTypeError):
         number(0)("0")
+
+
+def test_an_output_it_cannot_write_is_refused_before_any_photo_is_rendered(tmp_path, capsys):
+    assert bench_photo.main(["--json-out", str(tmp_path), "--count", "1", "--semi-real", "0", "--no-model"]) == 2
+    assert capsys.readouterr().err.endswith(" [bad_output_path]\n")

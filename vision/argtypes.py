@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 
 def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -43,3 +44,15 @@ def number(above: float, high: float = math.inf, *, high_allowed: bool = False,
             raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}")
         return value
     return parse
+
+
+def existing_file(text: str) -> Path:
+    """The path of a file that is there (a model, a photo), checked before any work starts."""
+    path = Path(text)
+    try:
+        ok = path.is_file()
+    except OSError:  # a name too long, a folder not to be entered
+        ok = False
+    if not ok:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a file")
+    return path
