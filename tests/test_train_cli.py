@@ -270,3 +270,14 @@ def test_a_device_ultralytics_cannot_use_is_refused_before_it_loads(tmp_path, ca
     monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"]) == 2
     assert capsys.readouterr().err == f"mjlens train: --device {device}: {message} [bad_device]\n"
+
+
+def test_a_holdout_source_that_holds_nothing_out_is_said(tmp_path, capsys):
+    import yaml
+
+    _scene_set(tmp_path, "train", ["fluffystuff"])
+    _scene_set(tmp_path, "val", ["fluffystuff"])
+    data = tmp_path / "data.yaml"
+    data.write_text(yaml.safe_dump({"train": "images/train", "val": "images/val"}))
+    train_cli._derived_dataset(data, tmp_path / "run", 0, "gnome-smoth")
+    assert "--holdout-source gnome-smoth: no image of the dataset was rendered from it" in capsys.readouterr().out

@@ -89,11 +89,14 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
     # from wherever it runs; a `path` is relative to the YAML's folder, as in ultralytics.
     root = (data_yaml.parent / (spec.get("path") or ".")).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
+    held_out = 0
     for split in ("train", "val"):
         folders = spec[split] if isinstance(spec[split], list) else [spec[split]]  # YOLO allows a list
         images = [p for folder in folders for p in _images(root / folder)]
         if holdout_source:
-            images = [p for p in images if _art_source(p, split) != holdout_source]
+            kept = [p for p in images if _art_source(p, split) != holdout_source]
+            held_out += len(images) - len(kept)
+            images = kept
         if split == "val" and val_images:
             images = images[:val_images]
         if not images:
@@ -102,6 +105,8 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
         listing.write_text("".join(f"{p}\n" for p in images))
         spec[split] = str(listing)
         print(f"{split}: {len(images)} images")
+    if holdout_source and not held_out:  # a misspelt source holds nothing out, silently
+        print(f"--holdout-source {holdout_source}: no image of the dataset was rendered from it; none held out")
     spec["path"] = str(root)
     derived = run_dir / "data.yaml"
     derived.write_text(yaml.safe_dump(spec, sort_keys=False))
