@@ -459,7 +459,19 @@ def test_cli_says_when_a_video_was_too_short_to_confirm_any_hand(tmp_path, monke
 
 
 @pytest.mark.parametrize("settings", [dict(stable_samples=2.5), dict(stable_samples=True), dict(every="0.5"),
-                                      dict(forget_samples=1.5)])
+                                      dict(forget_seconds=0), dict(forget_seconds="3")])
 def test_settings_of_the_wrong_type_are_refused(settings):
     with pytest.raises(ValueError):
         FootageSettings(**settings)
+
+
+@pytest.mark.parametrize("every", [0.1, 0.5])
+def test_an_arm_passing_over_the_hand_is_no_second_event_however_often_it_samples(every):
+    """The hand shown for 4 s, hidden for 1 s, shown again: one event at any sampling rate (at one
+    sample every 0.1 s the hidden second was 10 samples, once more than the 6 that meant the tiles
+    had been pushed away)."""
+    per_second = round(1 / every)
+    shown, hidden = HAND_A, None
+    readings = [Reading(k * every, hand, {"total": 10} if hand else None, 0.9)
+                for k, hand in enumerate([shown] * 4 * per_second + [hidden] * per_second + [shown] * 4 * per_second)]
+    assert len(events_from_readings("v", readings, FootageSettings(every=every))) == 1

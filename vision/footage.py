@@ -4,7 +4,7 @@ A video is sampled every `every` seconds; each sample is read with the photo pip
 becomes an *event* once the same complete winning hand has been read on `stable_samples`
 consecutive samples, so a single misread frame (flicker), a hand half in view or tiles being
 pushed around cannot produce one. After an event, nothing more is reported until the table has
-shown no complete hand for `forget_samples` samples (the tiles were pushed away): the hand
+shown no complete hand for `forget_seconds` (the tiles were pushed away): the hand
 staying on the table, or a few samples misreading one of its tiles, never count twice.
 
 `process_video` does one video (it never raises for a bad file: decoding problems end the video
@@ -41,7 +41,10 @@ class FootageSettings:
     context: dict[str, Any] = field(default_factory=dict)  # win context for the pipeline, e.g. seat wind
     options: dict[str, Any] = field(default_factory=dict)  # the rule set's options (empty: its defaults)
     stable_samples: int = 3  # consecutive identical readings that make a hand an event
-    forget_samples: int = 6  # samples without any complete hand before a new event may start
+    # Seconds without any complete hand before a new event may start: time, not samples, so that
+    # sampling more often (a smaller `every`) does not count an arm passing over the hand as the
+    # tiles pushed away, making the same hand a second event.
+    forget_seconds: float = 3.0
     # Readings less sure than this count as "no hand". The pipeline's confidence is the joint
     # probability of all the hand's tiles (0.95 per tile is about 0.5 for 14 tiles), so the bar
     # is low: it drops wild guesses, and stability over samples does the rest.
@@ -53,8 +56,13 @@ class FootageSettings:
         # A count that is no whole number would never equal a run's length: no event, silently.
         if not (_is_whole(self.stable_samples) and self.stable_samples >= 1):
             raise ValueError("--stable must be a whole number, at least 1")
-        if not (_is_whole(self.forget_samples) and self.forget_samples >= 1):
-            raise ValueError("forget_samples must be a whole number, at least 1")
+        if not (_is_number(self.forget_seconds) and math.isfinite(self.forget_seconds) and self.forget_seconds > 0):
+            raise ValueError("forget_seconds must be a positive number of seconds")
+
+    @property
+    def forget_samples(self) -> int:
+        """`forget_seconds` in samples (6 at the default rate)."""
+        return max(1, math.ceil(self.forget_seconds / self.every - 1e-9))
 
 
 def _is_number(value: Any) -> bool:
