@@ -873,3 +873,17 @@ def test_detect_command_refuses_a_file_that_is_no_image(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out) == {
         "ok": False, "error": {"code": "not_an_image", "message": f"{bad}: not an image file Pillow can read"},
     }
+
+
+def test_an_image_cut_short_before_pillow_can_tell_its_format_is_damaged_not_another_kind_of_file():
+    import io
+
+    buffer = io.BytesIO()
+    Image.new("RGB", (50, 40)).save(buffer, "PNG")
+    for damaged in (buffer.getvalue()[:33], buffer.getvalue()[:12] + b"\x00" * 40):
+        with pytest.raises(DetectorError) as info:
+            load_image(damaged)
+        assert info.value.code == "unreadable_image"
+    with pytest.raises(DetectorError) as info:
+        load_image(b"just some words, no picture")
+    assert info.value.code == "not_an_image"

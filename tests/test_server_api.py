@@ -390,3 +390,7 @@ def test_serve_answers_as_soon_as_it_says_where_and_stops_cleanly_on_ctrl_c():
     finally:
         server.kill()
         server.stderr.close()
+
+
+def test_a_png_cut_short_is_a_damaged_photo_as_a_cut_jpeg_is(client):
+    assert_error(post_photo(client, png_bytes()[:33]), 422, "corrupt_image")

@@ -256,6 +256,23 @@ def _source_name(source: str | Path | bytes) -> str:
     return "<bytes>" if isinstance(source, bytes) else str(source)
 
 
+# How the image formats a phone or camera saves begin: a file that begins so but that Pillow cannot
+# open is a damaged image (a download cut short), not some other kind of file.
+IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*")
+
+
+def looks_like_an_image(head: bytes) -> bool:
+    """Whether `head`, a file's first bytes, begins as a JPEG, PNG, GIF, TIFF or WebP does."""
+    return head.startswith(IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+
+
+def _head(stream: Path | io.BytesIO) -> bytes:
+    if isinstance(stream, io.BytesIO):
+        return stream.getvalue()[:12]
+    with open(stream, "rb") as f:
+        return f.read(12)
+
+
 def _unreadable(name: str, exc: Exception) -> DetectorError:
     return DetectorError("unreadable_image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
 
@@ -309,6 +326,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     except Image.DecompressionBombError as exc:
         raise DetectorError("image_too_large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
     except UnidentifiedImageError as exc:
+        if looks_like_an_image(_head(stream)):  # cut short or damaged before Pillow could tell
+            raise _unreadable(name, exc) from exc
         raise DetectorError("not_an_image", f"{name}: not an image file Pillow can read") from exc
     except PermissionError as exc:
         raise DetectorError("cannot_read", f"{name}: cannot open it ({exc.strerror})") from None

@@ -176,7 +176,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import pillow_open, register_phone_formats, upright_size
+    from vision.detector import looks_like_an_image, pillow_open, register_phone_formats, upright_size
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
@@ -188,6 +188,8 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
                        f"the photo has over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; the limit is "
                        f"{max_pixels / 1e6:.1f} million") from None
     except UnidentifiedImageError:
+        if looks_like_an_image(data[:12]):
+            raise ApiError(422, "corrupt_image", "the photo could not be read; it may be damaged or cut short") from None
         raise ApiError(415, "not_an_image", f"this file is not a photo we can read; send {ACCEPTED_NAMES}") from None
     except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
         raise ApiError(422, "corrupt_image", f"the photo could not be read ({exc}); it may be damaged") from None
