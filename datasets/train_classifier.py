@@ -235,7 +235,8 @@ def real_face_hand_flowers(count: int = 80, seed: int = 5555001) -> CropSet:
                     labels.append(CLASS_INDEX[tile["code"]])
         return CropSet(np.stack(images), np.array(labels, np.int64))
 
-    return cached(f"val-flowers-real-faces-{count}-{seed}-{INPUT_SIZE}px", build)
+    # v2: hand_photo_jpeg frames hand photos as hands since session 26, so older caches hold other photos
+    return cached(f"val-flowers-real-faces-v2-{count}-{seed}-{INPUT_SIZE}px", build)
 
 
 def evaluation_sets(scenes: int) -> dict[str, CropSet]:

@@ -216,7 +216,8 @@ def escape_unencodable_output() -> None:
     """Write a character the console cannot encode (a fan's Chinese name under cp1252) as an
     escape rather than end the command with a traceback; stderr escapes already.  Called where a
     process starts, never on a caller's streams."""
-    sys.stdout.reconfigure(errors="backslashreplace")
+    if sys.stdout is not None:  # none at all under pythonw, or with the descriptor closed
+        sys.stdout.reconfigure(errors="backslashreplace")
 
 
 def main(argv: list[str] | None = None) -> int:

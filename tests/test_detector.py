@@ -887,3 +887,9 @@ def test_an_image_cut_short_before_pillow_can_tell_its_format_is_damaged_not_ano
     with pytest.raises(DetectorError) as info:
         load_image(b"just some words, no picture")
     assert info.value.code == "not_an_image"
+
+
+def test_an_output_name_too_long_is_a_problem_named_not_an_exception(tmp_path):
+    from vision.outputs import write_problem
+
+    assert "too long" in write_problem(tmp_path / ("x" * 300 + ".png"))

@@ -475,3 +475,12 @@ def test_an_arm_passing_over_the_hand_is_no_second_event_however_often_it_sample
     readings = [Reading(k * every, hand, {"total": 10} if hand else None, 0.9)
                 for k, hand in enumerate([shown] * 4 * per_second + [hidden] * per_second + [shown] * 4 * per_second)]
     assert len(events_from_readings("v", readings, FootageSettings(every=every))) == 1
+
+
+def test_a_bracketed_ipv6_address_is_dialled_without_its_brackets():
+    from vision.footage import ClusterUnreachable, check_reachable
+
+    with pytest.raises(ClusterUnreachable) as info:
+        check_reachable("[::1]:1", timeout_s=1.0)  # refused at once
+    assert str(info.value).startswith("no Ray cluster answers at [::1]:1 (")
+    assert "not known" not in str(info.value)  # with its brackets, "[::1]" was looked up as a host name

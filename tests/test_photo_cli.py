@@ -332,6 +332,6 @@ def test_a_console_that_cannot_write_chinese_gets_escapes_not_a_traceback():
 def test_demo_writes_an_image_whose_name_starts_with_a_dash_and_refuses_an_empty_one(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     assert main(["demo", "--out=-x.png"]) == 0 and (tmp_path / "-x.png").is_file()
-    capsys.readouterr()
+    assert "--annotate=-x.png" in capsys.readouterr().out  # the line printed works when pasted
     assert main(["demo", "--out="]) == 2
     assert capsys.readouterr().err == "mjlens demo: --out is empty; name the annotated image to write [bad_output_path]\n"

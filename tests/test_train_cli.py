@@ -147,7 +147,8 @@ def test_a_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
     ("--lr0", "0", "'0' is not a finite number above 0"),
     ("--workers", "-1", "'-1' is not a whole number >= 0"),
     ("--val-images", "-1", "'-1' is not a whole number >= 0"),
-    ("--batch", "0", "'0' is not a whole number >= 1"),
+    ("--batch", "0", "'0' is not -1 (AutoBatch) or a whole number >= 1"),
+    ("--batch", "-2", "'-2' is not a whole number >= -1"),
 ])
 def test_bad_numbers_are_refused_by_the_option_parser(capsys, option, value, message):
     from vision.cli import main
@@ -223,16 +224,33 @@ def test_resuming_a_finished_run_is_refused(tmp_path, capsys):
 
 @pytest.mark.parametrize("out, message", [
     ("model.pt", "must end in .onnx"),
-    ("weights/last.onnx", "would write its .pt over --ship-from"),
+    ("weights/last.onnx", "would write its stripped .pt over --ship-from"),
 ])
-def test_shipping_never_writes_over_the_checkpoint_or_a_non_onnx_name(tmp_path, capsys, out, message):
+def test_shipping_never_writes_over_a_resumable_checkpoint_or_to_a_non_onnx_name(tmp_path, capsys, out, message):
+    torch = pytest.importorskip("torch")
     from vision.cli import main
 
     (tmp_path / "weights").mkdir()
     checkpoint = tmp_path / "weights" / "last.pt"
-    checkpoint.write_bytes(b"checkpoint")
+    torch.save({"epoch": 3, "optimizer": {"state": {}}}, checkpoint)  # a run's, as it trains
+    before = checkpoint.read_bytes()
     assert main(["train", "--ship-from", str(checkpoint), "--out", str(tmp_path / out)]) == 2
-    assert message in capsys.readouterr().err and checkpoint.read_bytes() == b"checkpoint"
+    assert message in capsys.readouterr().err and checkpoint.read_bytes() == before
+
+
+def test_a_shipped_checkpoint_is_exported_again_beside_itself(tmp_path, monkeypatch):
+    """The model card's re-export, --ship-from models/mjlens-tiles.pt --out models/mjlens-tiles.onnx:
+    the checkpoint is stripped already, so writing it again loses nothing."""
+    torch = pytest.importorskip("torch")
+    from vision.cli import main
+
+    checkpoint = tmp_path / "mjlens-tiles.pt"
+    torch.save({"epoch": -1, "optimizer": None}, checkpoint)
+    shipped = []
+    monkeypatch.setattr(train_cli, "ship", lambda ckpt, out, imgsz: shipped.append((ckpt, out)) or (
+        out.write_bytes(b"onnx") and out, ckpt))
+    assert main(["train", "--ship-from", str(checkpoint), "--out", str(tmp_path / "mjlens-tiles.ONNX")]) == 0
+    assert shipped == [(checkpoint, tmp_path / "mjlens-tiles.ONNX")]
 
 
 def test_an_init_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
@@ -258,26 +276,24 @@ def test_an_interrupted_training_says_how_to_resume(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().err.endswith(f"continue the run with --resume --project {tmp_path} --name r [interrupted]\n")
 
 
-@pytest.mark.parametrize("device, message", [
-    ("foo", "give cpu, or CUDA device indexes such as 0 or 0,1"),
-    ("0", "this machine has no CUDA device; train with --device cpu"),
-])
-def test_a_device_ultralytics_cannot_use_is_refused_before_it_loads(tmp_path, capsys, monkeypatch, device, message):
+@pytest.mark.parametrize("device", ["0", "0,1"])
+def test_a_cuda_device_on_a_machine_without_one_is_refused_before_ultralytics_loads(tmp_path, capsys, monkeypatch,
+                                                                                  device):
     torch = pytest.importorskip("torch")
     from vision.cli import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"]) == 2
-    assert capsys.readouterr().err == f"mjlens train: --device {device}: {message} [bad_device]\n"
+    assert capsys.readouterr().err == (f"mjlens train: --device {device}: this machine has no CUDA device; "
+                                       "train with --device cpu [bad_device]\n")
 
 
-def test_a_holdout_source_that_holds_nothing_out_is_said(tmp_path, capsys):
-    import yaml
+@pytest.mark.parametrize("device", ["mps", "cuda:0", "-1", "CPU"])
+def test_the_other_devices_ultralytics_knows_reach_it(tmp_path, monkeypatch, device):
+    seen = []
+    monkeypatch.setattr(train_cli, "train", lambda args: seen.append(args.device) or tmp_path / "none.pt")
+    from vision.cli import main
 
-    _scene_set(tmp_path, "train", ["fluffystuff"])
-    _scene_set(tmp_path, "val", ["fluffystuff"])
-    data = tmp_path / "data.yaml"
-    data.write_text(yaml.safe_dump({"train": "images/train", "val": "images/val"}))
-    train_cli._derived_dataset(data, tmp_path / "run", 0, "gnome-smoth")
-    assert "--holdout-source gnome-smoth: no image of the dataset was rendered from it" in capsys.readouterr().out
+    main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"])
+    assert seen == [device]

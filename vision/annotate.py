@@ -12,13 +12,12 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from vision.detections import BACK
-from vision.outputs import write_problem
+from vision.outputs import same_file, write_problem
 from vision.pipeline import PhotoResult
 
 CJK_FONTS = (
@@ -391,19 +390,12 @@ def output_problem(out: str | Path, photo: Any = None) -> str | None:
             return f"{out} is a folder; name the image file to write, e.g. {out / 'annotated.png'}"
     except (OSError, ValueError) as exc:  # a folder not to be entered, a name too long, a NUL
         return f"{out}: cannot write there ({getattr(exc, 'strerror', None) or exc})"
-    if isinstance(photo, (str, Path)) and _same_file(out, photo):
+    if isinstance(photo, (str, Path)) and same_file(out, photo):
         return f"{out} is the photo being read; name another file for the annotated image"
     if out.suffix.lower() not in OUTPUT_SUFFIXES:
         return f"{out}: the annotated image's name must end in one of {' '.join(OUTPUT_SUFFIXES)}"
     problem = write_problem(out)
     return problem and f"{out}: cannot write there ({problem})"
-
-
-def _same_file(a: str | Path, b: str | Path) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except (OSError, ValueError):  # either missing (the photo's own error comes when it is read)
-        return False
 
 
 def save_annotated(image: Any, result: PhotoResult, out: str | Path) -> Path:

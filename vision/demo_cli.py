@@ -37,9 +37,10 @@ def run(args: argparse.Namespace) -> int:
     add_context_arguments(parser)
     if not args.out:
         return fail("mjlens demo", "bad_output_path", "--out is empty; name the annotated image to write")
-    argv = facts["photo_args"] + ["--annotate", args.out] + (["--json"] if args.json else [])
-    photo_args = parser.parse_args(facts["photo_args"] + (["--json"] if args.json else []))
-    photo_args.annotate = args.out  # set, not parsed: a name such as -x.png would read as an option
+    # one word for a name such as -x.png, which would read as an option (also in the line printed)
+    annotate = [f"--annotate={args.out}"] if args.out.startswith("-") else ["--annotate", args.out]
+    argv = facts["photo_args"] + annotate + (["--json"] if args.json else [])
+    photo_args = parser.parse_args(argv)
     if not args.json:
         print(f"mjlens photo {_shown_path(SAMPLE_IMAGE)} {' '.join(argv)}\n")
     return run_on(SAMPLE_IMAGE, photo_args, prog="mjlens demo")

@@ -219,14 +219,10 @@ def upright_size(img: "Image.Image") -> tuple[int, int]:
 
 
 def exif_orientation(img: "Image.Image") -> int:
-    """The EXIF orientation tag (1: upright as stored); 1 where the EXIF block is malformed, as some
-    cameras write it: Pillow then raises errors of many kinds (struct.error, TypeError...), and
-    the photo is still worth reading as stored."""
-    try:
-        orientation = img.getexif().get(0x0112, 1)
-        return orientation if orientation in _UPRIGHT else 1
-    except Exception:
-        return 1
+    """The EXIF orientation tag (1: upright as stored); 1 where it holds no orientation, as a
+    malformed EXIF block may (a tuple of values, a string): the photo is then read as stored."""
+    orientation = img.getexif().get(0x0112, 1)
+    return orientation if isinstance(orientation, int) and orientation in _UPRIGHT else 1
 
 
 def _stood_up_by_pillow(img: "Image.Image") -> bool:

@@ -3,6 +3,7 @@ fail at its end)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -19,3 +20,11 @@ def write_problem(path: Path) -> str | None:
     except OSError as exc:
         return str(exc)
     return None
+
+
+def same_file(a: str | Path, b: str | Path) -> bool:
+    """Whether the two paths name one existing file (an output that would write over an input)."""
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # either missing: the input's own error comes when it is read
+        return False

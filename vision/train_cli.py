@@ -18,7 +18,7 @@ from scoring.cli import fail
 from vision.argtypes import number, whole
 from vision.detections import CLASS_NAMES
 from vision.detector import DEFAULT_MODEL
-from vision.outputs import write_problem
+from vision.outputs import same_file, write_problem
 
 HELP = "train the tile detector (ultralytics) and export it to models/"
 PROG = "mjlens train"
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="train for this long instead (ultralytics fits the epochs and schedule to it)")
     parser.add_argument("--imgsz", type=whole(32), help="training/export image size (default 640; "
                         "when shipping, the checkpoint's training size)")
-    parser.add_argument("--batch", type=whole(1), default=8)
+    parser.add_argument("--batch", type=_batch, default=8, help="images per batch (-1: ultralytics' AutoBatch)")
     parser.add_argument("--lr0", type=number(0),
                         help="AdamW learning rate (default: ultralytics' automatic choice, "
                              "which is very low for few-epoch fine-tuning)")
@@ -66,6 +66,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-ship", action="store_true", help="train only, do not export to models/")
 
 
+def _batch(text: str) -> int:
+    value = whole(-1)(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not -1 (AutoBatch) or a whole number >= 1")
+    return value
+
+
 def _images(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
 
@@ -86,7 +93,7 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
 
     spec = yaml.safe_load(data_yaml.read_text())
     # Absolute: the listings name images that ultralytics must find (and their labels beside them)
-    # from wherever it runs; a `path` is relative to the YAML's folder, as in ultralytics.
+    # from wherever it runs. A relative `path` is taken from the YAML's folder, like the folders.
     root = (data_yaml.parent / (spec.get("path") or ".")).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     held_out = 0
@@ -157,7 +164,7 @@ def train(args: argparse.Namespace) -> Path:
     try:
         model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
     except Exception as exc:  # ultralytics says "not a loadable checkpoint" in a TypeError, among others
-        raise ValueError(f"--init {args.init} is not an ultralytics checkpoint ({type(exc).__name__})") from None
+        raise _not_a_checkpoint(f"--init {args.init}", exc) from None
     model.train(
         data=str(data),
         epochs=args.epochs,
@@ -186,6 +193,11 @@ def train(args: argparse.Namespace) -> Path:
     return run_dir / "weights" / "best.pt"
 
 
+def _not_a_checkpoint(what: object, exc: Exception) -> ValueError:
+    # ultralytics and torch say so in errors of many types (TypeError, UnpicklingError, ...)
+    return ValueError(f"{what} is not an ultralytics checkpoint ({type(exc).__name__})")
+
+
 def _finished(checkpoint: Path) -> bool:
     """Whether an ultralytics checkpoint is a finished run's: it then keeps no optimizer state."""
     import torch
@@ -193,7 +205,7 @@ def _finished(checkpoint: Path) -> bool:
     try:  # a checkpoint holds pickled model classes; this is the user's own file
         return torch.load(checkpoint, map_location="cpu", weights_only=False).get("optimizer") is None
     except Exception as exc:  # a damaged or foreign file
-        raise ValueError(f"{checkpoint} is not an ultralytics checkpoint ({type(exc).__name__})") from None
+        raise _not_a_checkpoint(checkpoint, exc) from None
 
 
 def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Path, Path]:
@@ -211,7 +223,7 @@ def ship(checkpoint: Path, out_onnx: Path, imgsz: int | None = None) -> tuple[Pa
             strip_optimizer(local)  # keeps the EMA weights, drops optimizer state, halves floats
             model = YOLO(str(local))
         except Exception as exc:  # ultralytics says "not a loadable checkpoint" in a TypeError, among others
-            raise ValueError(f"{checkpoint} is not an ultralytics checkpoint ({type(exc).__name__})") from None
+            raise _not_a_checkpoint(checkpoint, exc) from None
         names = [model.names[i] for i in range(len(model.names))]
         if names != list(CLASS_NAMES):
             raise ValueError(f"{checkpoint} has classes {names[:5]}..., not vision.detections.CLASS_NAMES")
@@ -273,11 +285,12 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
     if not args.ship_from and (problem := _device_problem(args.device)):
         return "bad_device", problem
     if not (args.no_ship and not args.ship_from):
-        if args.out.suffix != ".onnx":
+        if args.out.suffix.lower() != ".onnx":
             return "bad_output_path", f"--out {args.out} must end in .onnx (the .pt is written beside it)"
-        if args.ship_from and _same_path(args.out.with_suffix(".pt"), args.ship_from):
-            return "bad_output_path", (f"--out {args.out} would write its .pt over --ship-from {args.ship_from}; "
-                                       "name another file")
+        if args.ship_from and same_file(args.out.with_suffix(".pt"), args.ship_from) and _resumable(args.ship_from):
+            return "bad_output_path", (f"--out {args.out} would write its stripped .pt over --ship-from "
+                                       f"{args.ship_from}, a run's checkpoint that can still be resumed; name "
+                                       "another file")
         problem = write_problem(args.out)
         if problem:
             return "bad_output_path", f"cannot write --out {args.out}: {problem}"
@@ -285,12 +298,10 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
 
 
 def _device_problem(device: str) -> str | None:
-    """Why ultralytics could not train on `device`, or None (it would say so only once loaded, in
-    several lines)."""
-    if device == "cpu":
-        return None
+    """Why ultralytics could not train on CUDA `device` indexes here, or None (it would say so only
+    once loaded, in several lines; other names, mps or cuda:0, are its own to check)."""
     if not all(part.isdigit() for part in device.split(",")):
-        return f"--device {device}: give cpu, or CUDA device indexes such as 0 or 0,1"
+        return None
     import torch
 
     if not torch.cuda.is_available():
@@ -298,8 +309,12 @@ def _device_problem(device: str) -> str | None:
     return None
 
 
-def _same_path(a: Path, b: Path) -> bool:
-    return a.resolve() == b.resolve()
+def _resumable(checkpoint: Path) -> bool:
+    """Whether `checkpoint` is a run's that keeps its optimizer state (False for anything else)."""
+    try:
+        return not _finished(checkpoint)
+    except ValueError:  # no checkpoint at all: shipping it says so
+        return False
 
 
 def run(args: argparse.Namespace) -> int:
