@@ -893,3 +893,11 @@ def test_an_output_name_too_long_is_a_problem_named_not_an_exception(tmp_path):
     from vision.outputs import write_problem
 
     assert "too long" in write_problem(tmp_path / ("x" * 300 + ".png"))
+
+
+@pytest.mark.skipif(not Path("/dev/null").exists(), reason="needs /dev/null")
+def test_a_device_is_no_image_file():
+    # a pipe given as the photo would block the decoder forever; a device is refused the same way
+    with pytest.raises(DetectorError) as info:
+        load_image("/dev/null")
+    assert info.value.code == "not_a_file" and "a device or a pipe" in str(info.value)

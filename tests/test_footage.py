@@ -145,7 +145,7 @@ def test_cli_rejects_bad_arguments_clearly(tmp_path):
                            "--every", "0"], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2
     assert proc.stderr.splitlines() == [
-        f"mjlens footage: no such video file: {tmp_path / 'missing.mp4'} [file_missing]",
+        f"mjlens footage: {tmp_path / 'missing.mp4'}: no such file [file_missing]",
         "mjlens footage: --every must be a positive number of seconds, at least 0.001 [bad_argument]",
     ]
 
@@ -222,7 +222,7 @@ def test_cli_rejects_a_folder_and_an_endless_interval_before_reading(tmp_path):
     folder.mkdir()
     proc = footage(folder, "--every", "inf")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert f"is a folder, not a video file: {folder}" in proc.stderr and "no such video file" not in proc.stderr
+    assert f"{folder}: is a folder, not a video file" in proc.stderr and "no such file" not in proc.stderr
     assert "--every must be a positive number of seconds" in proc.stderr
 
 

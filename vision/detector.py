@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
+from vision.paths import file_problem
 
 if TYPE_CHECKING:
     import numpy as np
@@ -301,20 +302,10 @@ def _open(source: str | Path | bytes) -> "Image.Image":
             raise DetectorError("empty_file", "the image data is empty (0 bytes)")
         stream = io.BytesIO(source)
     else:
-        if not str(source):  # Path("") would be the current folder
-            raise DetectorError("file_missing", "the image's path is empty")
+        if problem := file_problem(source, "image"):
+            raise DetectorError(*problem)
         path = Path(source)
-        try:
-            size = path.stat().st_size
-        except FileNotFoundError:
-            raise DetectorError("file_missing", f"{path}: no such file") from None
-        except OSError as exc:  # a name too long, a component that is a file, a folder not to be entered
-            raise DetectorError("cannot_read", f"{path}: cannot open it ({exc.strerror})") from None
-        except ValueError:  # a NUL character, which no file name holds
-            raise DetectorError("bad_argument", f"{str(path)!r}: a file name cannot hold a NUL character") from None
-        if path.is_dir():
-            raise DetectorError("not_a_file", f"{path}: is a folder, not an image file")
-        if size == 0:
+        if path.stat().st_size == 0:
             raise DetectorError("empty_file", f"{path}: the file is empty (0 bytes)")
         stream = path
     try:

@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
-import stat
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from vision.detections import DetectionSet
+from vision.paths import file_problem
 from vision.reader import hand_key
 
 # A container's frame count can be a few frames off; a video that stops sooner than this many
@@ -213,30 +212,14 @@ def video_problem(path: str | Path) -> dict | None:
     """Why the video file cannot be read at all ({"code", "message"}), found before OpenCV opens
     it: OpenCV takes any path for a video it cannot open, and crashes the process on a name that
     is not valid UTF-8 (common in files from zip archives and Windows shares)."""
-    name = str(path)
-    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")
     try:
-        name.encode("utf-8")
+        str(path).encode("utf-8")
     except UnicodeEncodeError:
+        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
         return {"code": "bad_file_name", "message": f"{shown}: the file's name is not valid UTF-8, which "
                                                     "OpenCV cannot open: rename the file"}
-    if not name:
-        return {"code": "file_missing", "message": "the video's path is empty"}
-    try:
-        mode = os.stat(name).st_mode
-    except FileNotFoundError:
-        return {"code": "file_missing", "message": f"no such video file: {shown}"}
-    except OSError as exc:  # a name too long, a folder not to be entered
-        return {"code": "cannot_read", "message": f"{shown}: cannot open it ({exc.strerror})"}
-    except ValueError:  # a NUL character
-        return {"code": "bad_argument", "message": f"{name!r}: a file name cannot hold a NUL character"}
-    if stat.S_ISDIR(mode):
-        return {"code": "not_a_file", "message": f"is a folder, not a video file: {shown}"}
-    if not stat.S_ISREG(mode):
-        return {"code": "not_a_file", "message": f"{shown}: not a video file (a device or a pipe)"}
-    if not os.access(name, os.R_OK):
-        return {"code": "cannot_read", "message": f"{shown}: cannot open it (Permission denied)"}
-    return None
+    problem = file_problem(path, "video")
+    return problem and {"code": problem[0], "message": problem[1]}
 
 
 def frames_dir_problem(frames_dir: Path) -> str | None:
