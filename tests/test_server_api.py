@@ -210,7 +210,7 @@ def test_iphone_heic_uploads_are_read(client):
     assert Image.open(io.BytesIO(base64.b64decode(large["preview"][len(prefix):]))).size == (1600, 1200)
     assert_error(post_photo(client, png_bytes(2100, 2000, "HEIF"), "big.heic", "image/heic"), 413, "too_many_pixels")
     # a cut-off HEIC no longer parses as one: refused like any file that is not a photo
-    assert_error(post_photo(client, heic[: len(heic) // 2], "cut.heic", "image/heic"), 415, "not_an_image")
+    assert_error(post_photo(client, heic[: len(heic) // 2], "cut.heic", "image/heic"), 422, "corrupt_image")
     assert check_image(heic, 4_000_000) == CheckedImage(400, 300, "HEIF")
 
 

@@ -258,9 +258,14 @@ def _source_name(source: str | Path | bytes) -> str:
 IMAGE_SIGNATURES = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a", b"II*\x00", b"MM\x00*")
 
 
+# HEIC and AVIF files begin with a box of type ftyp naming one of these brands
+PHONE_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"mif1", b"msf1", b"avif", b"avis")
+
+
 def looks_like_an_image(head: bytes) -> bool:
-    """Whether `head`, a file's first bytes, begins as a JPEG, PNG, GIF, TIFF or WebP does."""
-    return head.startswith(IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+    """Whether `head`, a file's first bytes, begins as a JPEG, PNG, GIF, TIFF, WebP, HEIC or AVIF does."""
+    return (head.startswith(IMAGE_SIGNATURES) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+            or (head[4:8] == b"ftyp" and head[8:12] in PHONE_BRANDS))
 
 
 def _head(stream: Path | io.BytesIO) -> bytes:
