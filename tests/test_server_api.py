@@ -209,8 +209,11 @@ def test_iphone_heic_uploads_are_read(client):
     large = post_photo(client, png_bytes(2000, 1500, "HEIF"), "IMG_0002.HEIC", "image/heic").json()["image"]
     assert Image.open(io.BytesIO(base64.b64decode(large["preview"][len(prefix):]))).size == (1600, 1200)
     assert_error(post_photo(client, png_bytes(2100, 2000, "HEIF"), "big.heic", "image/heic"), 413, "too_many_pixels")
-    # a cut-off HEIC no longer parses as one: refused like any file that is not a photo
+    # a HEIC cut short is a damaged photo, as a cut JPEG is, said on one line
     assert_error(post_photo(client, heic[: len(heic) // 2], "cut.heic", "image/heic"), 422, "corrupt_image")
+    cut = post_photo(client, heic[:-50], "cut.heic", "image/heic")
+    assert_error(cut, 422, "corrupt_image")
+    assert "\n" not in cut.json()["error"]["message"]
     assert check_image(heic, 4_000_000) == CheckedImage(400, 300, "HEIF")
 
 
@@ -249,14 +252,16 @@ def test_busy_server_answers_429_not_5xx():
     with TestClient(app) as c:
         # Occupy the only slot with a job that waits, then a second request must be turned away.
         pool = app.state.pool
-        blocker = threading.Thread(target=lambda: c.portal.call(pool.run, release.wait))
+        blocker = threading.Thread(target=lambda: c.portal.call(pool.run, "waiting", release.wait))
         blocker.start()
         try:
             deadline = time.monotonic() + 30  # a bound on the wait, so a bug fails instead of hanging CI
             while pool.pending < 1:
                 assert time.monotonic() < deadline, "the blocking job never reached the pool"
                 release.wait(0.01)
-            assert_error(c.post("/api/score", json=HAND), 429, "busy")
+            busy = c.post("/api/score", json=HAND)
+            assert_error(busy, 429, "busy")
+            assert busy.json()["error"]["message"].endswith("try scoring the hand again in a few seconds")
         finally:
             release.set()
             blocker.join()
@@ -278,7 +283,9 @@ def test_request_time_limit_gives_408(monkeypatch):
     app = create_app(ServerSettings(request_timeout_s=0.2))
     with TestClient(app) as c:
         try:
-            assert_error(c.post("/api/score", json=HAND), 408, "timeout")
+            slow = c.post("/api/score", json=HAND)
+            assert_error(slow, 408, "timeout")
+            assert slow.json()["error"]["message"] == "scoring the hand took longer than 0.2 s"  # not "the photo"
         finally:
             release.set()
 
@@ -394,3 +401,19 @@ def test_serve_answers_as_soon_as_it_says_where_and_stops_cleanly_on_ctrl_c():
 
 def test_a_png_cut_short_is_a_damaged_photo_as_a_cut_jpeg_is(client):
     assert_error(post_photo(client, png_bytes()[:33]), 422, "corrupt_image")
+
+
+@pytest.mark.parametrize("fmt, preview", [("WEBP", True), ("PNG", True), ("JPEG", False)])
+def test_a_photo_stored_turned_is_shown_on_an_upright_preview_where_browsers_would_not_turn_it(client, fmt, preview):
+    """Chromium ignores a WebP's EXIF orientation: the page drew the upright boxes on a sideways
+    photo. Every browser turns a JPEG itself."""
+    exif = Image.Exif()
+    exif[0x0112] = 6  # stored sideways: 48 wide, 64 high, shown 64 x 48
+    buffer = io.BytesIO()
+    Image.new("RGB", (48, 64), (30, 120, 60)).save(buffer, format=fmt, exif=exif)
+    image = post_photo(client, buffer.getvalue(), f"hand.{fmt.lower()}", f"image/{fmt.lower()}").json()["image"]
+    assert (image["width"], image["height"]) == (64, 48)
+    assert ("preview" in image) == preview
+    if preview:
+        data = base64.b64decode(image["preview"].split(",", 1)[1])
+        assert Image.open(io.BytesIO(data)).size == (64, 48)

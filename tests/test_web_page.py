@@ -553,3 +553,25 @@ def test_on_a_phone_tile_labels_are_legible_and_flower_buttons_apart(browser, ba
     for (top, _, right), (next_top, next_left, _) in zip(buttons, buttons[1:]):
         assert next_top != top or next_left - right >= 3
     context.close()
+
+
+def test_a_score_answered_busy_is_asked_again_by_itself(page, winning_reading):
+    upload_sample(page)
+    total = page.locator("#total").inner_text()
+    busy = {"ok": False, "error": {"code": "busy", "message": "the server is busy with other requests; try "
+                                                               "scoring the hand again in a few seconds"}}
+    answers = []
+
+    def once_busy(route):
+        answers.append(route.request.url)
+        if len(answers) == 1:
+            route.fulfill(status=429, content_type="application/json", body=json.dumps(busy))
+        else:
+            route.continue_()
+
+    page.route("**/api/score*", once_busy)
+    page.check("#last_tile")
+    expect(page.locator("#score-status")).to_have_text(busy["error"]["message"])
+    expect(page.locator("#total")).not_to_have_text(re.compile(rf"^{re.escape(total)}$"), timeout=10_000)
+    expect(page.locator("#fans")).to_contain_text("Last Tile", timeout=10_000)
+    assert len(answers) == 2

@@ -107,10 +107,11 @@ class _WorkPool:
         with self._lock:
             self._pending -= 1
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+    async def run(self, doing: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)` on a worker; `doing` names the job in the busy and timeout messages."""
         with self._lock:
             if self._pending >= self._max_pending:
-                raise ApiError(429, "busy", "the server is busy with other photos; try again in a few seconds")
+                raise ApiError(429, "busy", f"the server is busy with other requests; try {doing} again in a few seconds")
             self._pending += 1
         future = self._executor.submit(fn, *args)
         future.add_done_callback(self._release)
@@ -118,7 +119,7 @@ class _WorkPool:
             return await asyncio.wait_for(asyncio.wrap_future(future), self._timeout)
         except asyncio.TimeoutError:
             future.cancel()  # drops it if still queued; a running job finishes and is discarded
-            raise ApiError(408, "timeout", f"the photo took longer than {self._timeout:g} s to read") from None
+            raise ApiError(408, "timeout", f"{doing} took longer than {self._timeout:g} s") from None
 
     def shutdown(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)
@@ -169,6 +170,14 @@ class CheckedImage:
     height: int
     format: str
     decoded: "Image.Image | None" = field(default=None, compare=False, repr=False)
+    orientation: int = 1  # EXIF: 1 stored upright
+
+    @property
+    def needs_preview(self) -> bool:
+        """Whether the page must draw on an upright JPEG preview: a format browsers cannot show,
+        or one stored turned whose EXIF orientation browsers ignore (Chromium's WebP; every
+        browser applies a JPEG's)."""
+        return self.format not in BROWSER_FORMATS or (self.orientation != 1 and self.format not in ("JPEG", "MPO"))
 
 
 def check_image(data: bytes, max_pixels: int) -> CheckedImage:
@@ -176,7 +185,8 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import looks_like_an_image, pillow_open, register_phone_formats, upright_size
+    from vision.detector import (exif_orientation, looks_like_an_image, pillow_open, register_phone_formats,
+                                 upright_size)
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
@@ -192,7 +202,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
             raise ApiError(422, "corrupt_image", "the photo could not be read; it may be damaged or cut short") from None
         raise ApiError(415, "not_an_image", f"this file is not a photo we can read; send {ACCEPTED_NAMES}") from None
     except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
-        raise ApiError(422, "corrupt_image", f"the photo could not be read ({exc}); it may be damaged") from None
+        raise ApiError(422, "corrupt_image", f"the photo could not be read ({_one_line(exc)}); it may be damaged") from None
     if image.format not in ACCEPTED_FORMATS:
         raise ApiError(415, "unsupported_image_type",
                        f"{image.format} images are not supported; send {ACCEPTED_NAMES}")
@@ -205,6 +215,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
         width, height = upright_size(image)
     except (OSError, ValueError, SyntaxError):  # unreadable EXIF: the pipeline ignores it too
         pass
+    orientation = exif_orientation(image)
     # A damaged or cut-off file must not reach the detector. JPEGs decode at 1/8 scale here
     # (cheap); other formats fully.
     reduced = image.format in ("JPEG", "MPO")
@@ -213,8 +224,13 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
             image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
         image.load()
     except (OSError, ValueError, SyntaxError) as exc:
-        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({exc}); it may be damaged or cut short") from None
-    return CheckedImage(width, height, image.format, None if reduced else image)
+        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({_one_line(exc)}); it may be damaged or cut short") from None
+    return CheckedImage(width, height, image.format, None if reduced else image, orientation)
+
+
+def _one_line(exc: Exception) -> str:
+    """A decoder's words for the page's one-line message (pillow-heif's end in a line break)."""
+    return " ".join(str(exc).split())
 
 
 def preview_data_url(rgb: "np.ndarray") -> str:
@@ -290,7 +306,7 @@ def _recognise(upload: BinaryIO, rules: str, context: dict, options: dict, winni
     image: dict[str, Any] = {"width": checked.width, "height": checked.height}
     photo: Any = data
     try:
-        if checked.format not in BROWSER_FORMATS:
+        if checked.needs_preview:
             # Decoded once, in the check: the pipeline reads the same upright pixels the preview shows.
             photo = load_image(checked.decoded)[0]
             image["preview"] = preview_data_url(photo)
@@ -385,14 +401,14 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         _check_rules(rules)
         context_dict = _parse_json_object(context, "context")
         options_dict = _parse_json_object(options, "options")
-        return await pool.run(_recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
+        return await pool.run("reading the photo", _recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
                               settings.max_pixels)
 
     @app.post("/api/score")
     async def score(request: Request, rules: str = "mcr", options: str = "{}"):
         hand = _parse_json_object(await request.body(), "the hand")
         _check_rules(rules)
-        result = await pool.run(_score, hand, rules, _parse_json_object(options, "options"))
+        result = await pool.run("scoring the hand", _score, hand, rules, _parse_json_object(options, "options"))
         return JSONResponse(result, status_code=200 if result.get("ok") else 422)
 
     app.state.pool = pool  # tests hold the queue to see a busy server

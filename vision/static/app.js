@@ -19,6 +19,8 @@ const WINDS = ["E", "S", "W", "N"];
 const LOW_CONFIDENCE = 0.6;
 const LIKELY_ALTERNATIVE = 0.05; // the picker marks the box's readings at least this probable
 const MIN_LABEL_PX = 11; // smallest tile label on screen, in CSS pixels
+const RETRIED_ERRORS = ["busy", "timeout"]; // the server's 429 and 408: a score asked again shortly may pass
+const RETRY_MS = 3000;
 
 const state = {
   tiles: [],   // {code, box, confidence, alternatives, uncertain}
@@ -363,7 +365,12 @@ async function rescore() {
       body: JSON.stringify(hand),
     });
     const body = await apiJson(response);
-    if (seq === state.scoreSeq) showScore(body, hand);
+    if (seq !== state.scoreSeq) return;
+    showScore(body, hand);
+    // A busy or slow server: score again by itself, unless a newer change has asked already.
+    if (!body.ok && RETRIED_ERRORS.includes(body.error?.code)) {
+      setTimeout(() => { if (seq === state.scoreSeq) rescore(); }, RETRY_MS);
+    }
   } catch (err) {
     if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: networkMessage(err) } });
   }
