@@ -901,3 +901,10 @@ def test_a_device_is_no_image_file():
     with pytest.raises(DetectorError) as info:
         load_image("/dev/null")
     assert info.value.code == "not_a_file" and "a device or a pipe" in str(info.value)
+
+
+def test_a_decoder_message_stays_on_one_line():
+    # pillow-heif ends its words in a line break, which split `mjlens photo`'s one-line error
+    from vision.detector import _unreadable
+
+    assert "\n" not in str(_unreadable("cut.heic", ValueError("Unexpected end of file\n")))

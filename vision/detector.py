@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
-from vision.paths import file_problem
+from vision.paths import file_problem, one_line
 
 if TYPE_CHECKING:
     import numpy as np
@@ -208,7 +208,7 @@ def image_size(source: ImageInput) -> tuple[int, int]:
     try:
         return upright_size(source if isinstance(source, Image.Image) else _open(source))
     except (OSError, ValueError, SyntaxError) as exc:
-        raise DetectorError("unreadable_image", f"cannot read the image's header: {exc}") from exc
+        raise DetectorError("unreadable_image", f"cannot read the image's header: {one_line(exc)}") from exc
 
 
 def upright_size(img: "Image.Image") -> tuple[int, int]:
@@ -276,7 +276,8 @@ def _head(stream: Path | io.BytesIO) -> bytes:
 
 
 def _unreadable(name: str, exc: Exception) -> DetectorError:
-    return DetectorError("unreadable_image", f"{name}: cannot decode the image; the file may be cut short or damaged ({exc})")
+    return DetectorError("unreadable_image",
+                         f"{name}: cannot decode the image; the file may be cut short or damaged ({one_line(exc)})")
 
 
 def pillow_open(stream: Path | io.BytesIO) -> "Image.Image":

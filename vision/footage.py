@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import DetectionSet
-from vision.paths import file_problem
+from vision.paths import file_problem, shown_path
 from vision.reader import hand_key
 
 # A container's frame count can be a few frames off; a video that stops sooner than this many
@@ -215,9 +215,8 @@ def video_problem(path: str | Path) -> dict | None:
     try:
         str(path).encode("utf-8")
     except UnicodeEncodeError:
-        shown = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
-        return {"code": "bad_file_name", "message": f"{shown}: the file's name is not valid UTF-8, which "
-                                                    "OpenCV cannot open: rename the file"}
+        return {"code": "bad_file_name", "message": f"{shown_path(path)}: the file's name is not valid UTF-8, "
+                                                    "which OpenCV cannot open: rename the file"}
     problem = file_problem(path, "video")
     return problem and {"code": problem[0], "message": problem[1]}
 

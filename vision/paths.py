@@ -12,7 +12,7 @@ def file_problem(path: str | Path, kind: str) -> tuple[str, str] | None:
     """(code, message) for a `path` that names no readable regular file, or None; `kind` names
     what it should hold in the message ("image", "video")."""
     name = str(path)
-    shown = name.encode("utf-8", "backslashreplace").decode("utf-8")  # a name may hold lone surrogates
+    shown = shown_path(path)
     if not name:  # Path("") would be the current folder
         return "file_missing", f"the {kind}'s path is empty"
     try:
@@ -30,6 +30,17 @@ def file_problem(path: str | Path, kind: str) -> tuple[str, str] | None:
     if not os.access(name, os.R_OK):
         return "cannot_read", f"{shown}: cannot open it (Permission denied)"
     return None
+
+
+def shown_path(path: str | Path) -> str:
+    """The path as it can be printed: a name from a zip archive or a Windows share may hold bytes
+    that are not UTF-8 (lone surrogates here), which no output can encode."""
+    return str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def one_line(exc: Exception) -> str:
+    """A decoder's words for a one-line message (pillow-heif's end in a line break)."""
+    return " ".join(str(exc).split())
 
 
 def _a(kind: str) -> str:

@@ -187,6 +187,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
 
     from vision.detector import (exif_orientation, looks_like_an_image, pillow_open, register_phone_formats,
                                  upright_size)
+    from vision.paths import one_line
 
     if not data:
         raise ApiError(415, "not_an_image", "the file is empty; choose a photo (JPEG, PNG, WebP or HEIC)")
@@ -202,7 +203,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
             raise ApiError(422, "corrupt_image", "the photo could not be read; it may be damaged or cut short") from None
         raise ApiError(415, "not_an_image", f"this file is not a photo we can read; send {ACCEPTED_NAMES}") from None
     except (OSError, ValueError, SyntaxError) as exc:  # recognised format, broken header
-        raise ApiError(422, "corrupt_image", f"the photo could not be read ({_one_line(exc)}); it may be damaged") from None
+        raise ApiError(422, "corrupt_image", f"the photo could not be read ({one_line(exc)}); it may be damaged") from None
     if image.format not in ACCEPTED_FORMATS:
         raise ApiError(415, "unsupported_image_type",
                        f"{image.format} images are not supported; send {ACCEPTED_NAMES}")
@@ -224,13 +225,8 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
             image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
         image.load()
     except (OSError, ValueError, SyntaxError) as exc:
-        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({_one_line(exc)}); it may be damaged or cut short") from None
+        raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({one_line(exc)}); it may be damaged or cut short") from None
     return CheckedImage(width, height, image.format, None if reduced else image, orientation)
-
-
-def _one_line(exc: Exception) -> str:
-    """A decoder's words for the page's one-line message (pillow-heif's end in a line break)."""
-    return " ".join(str(exc).split())
 
 
 def preview_data_url(rgb: "np.ndarray") -> str:
