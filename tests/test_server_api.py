@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import socket
@@ -342,6 +343,7 @@ def test_serve_refuses_a_time_limit_that_is_not_a_positive_number(timeout):
     ("--workers", "0", "a whole number >= 1"),
     ("--max-upload-mb", "-1", "a whole number >= 1"),
     ("--timeout", "-5", "a finite number above 0"),
+    ("--client-timeout", "0", "a finite number above 0"),
 ])
 def test_serve_refuses_numbers_out_of_range_while_parsing(capsys, option, value, allowed):
     import argparse
@@ -417,3 +419,72 @@ def test_a_photo_stored_turned_is_shown_on_an_upright_preview_where_browsers_wou
     if preview:
         data = base64.b64decode(image["preview"].split(",", 1)[1])
         assert Image.open(io.BytesIO(data)).size == (64, 48)
+
+
+@pytest.fixture(scope="module")
+def impatient_server():
+    from tests.live_server import serving
+
+    with serving(create_app(), client_timeout_s=1.0) as port:
+        yield port
+
+
+def answer_to(port: int, send) -> bytes:
+    """What the server sends back on a connection where `send(sock)` ran (b"" when it hung up)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=15) as sock:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # hung up mid-send: what is tested
+            send(sock)
+        try:
+            return sock.recv(1 << 16)
+        except ConnectionResetError:
+            return b""
+
+
+def score_request(body: bytes) -> bytes:
+    return (b"POST /api/score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n")
+
+
+def test_a_client_that_connects_and_sends_nothing_is_disconnected(impatient_server):
+    assert answer_to(impatient_server, lambda sock: None) == b""
+
+
+def test_a_client_that_trickles_its_headers_is_disconnected_though_every_byte_is_on_time(impatient_server):
+    def trickle(sock):
+        for byte in b"GET /api/health HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n":  # 45 bytes: 9 s
+            sock.send(bytes([byte]))
+            time.sleep(0.2)
+
+    assert answer_to(impatient_server, trickle) == b""
+
+
+def test_an_upload_that_stalls_is_disconnected_and_a_steady_slow_one_is_answered(impatient_server):
+    body = json.dumps(HAND).encode()
+
+    def stall(sock):
+        sock.send(score_request(body) + body[:10])
+        time.sleep(3)
+        sock.send(body[10:])
+
+    def steady(sock):  # 1.6 s in all, but never a pause as long as the 1 s limit
+        sock.send(score_request(body))
+        for k in range(0, len(body), len(body) // 7 + 1):
+            time.sleep(0.2)
+            sock.send(body[k:k + len(body) // 7 + 1])
+
+    assert answer_to(impatient_server, stall) == b""
+    assert answer_to(impatient_server, steady).startswith(b"HTTP/1.1 200 OK\r\n")
+
+
+def test_a_kept_alive_connection_has_the_limit_again_for_its_next_request(impatient_server):
+    def answered_then_trickle(sock):
+        sock.send(b"GET /api/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        first = b""
+        while not first.endswith(b"}"):  # the whole JSON answer, kept alive after it
+            first += sock.recv(1 << 16)
+        assert first.startswith(b"HTTP/1.1 200 OK\r\n")
+        for byte in b"GET /api/health HTTP/1.1\r\nHost: x\r\n":
+            sock.send(bytes([byte]))
+            time.sleep(0.2)
+
+    assert answer_to(impatient_server, answered_then_trickle) == b""

@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import socket
-import threading
 import time
 from pathlib import Path
 from urllib.parse import unquote
@@ -27,9 +25,9 @@ if not CHROMIUM.exists():
 pytest.importorskip("playwright", reason="browser tests need the playwright package (test extra)")
 pytest.importorskip("uvicorn", reason="the web extra (fastapi, uvicorn, python-multipart) is not installed")
 
-import uvicorn  # noqa: E402
 from playwright.sync_api import expect, sync_playwright  # noqa: E402
 
+from tests.live_server import serving  # noqa: E402
 from vision.server import create_app  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -38,21 +36,8 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 
 @pytest.fixture(scope="module")
 def base_url():
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("uvicorn did not start within 30 s")
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serving(create_app()) as port:
+        yield f"http://127.0.0.1:{port}"
 
 
 @pytest.fixture(scope="module")

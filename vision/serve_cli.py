@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-upload-mb", type=whole(1), default=20, help="largest accepted upload (default 20 MB)")
     parser.add_argument("--timeout", type=number(0), default=60.0,
                         help="seconds a request may wait and run before it is answered 408 (default 60)")
+    parser.add_argument("--client-timeout", type=number(0), default=20.0,
+                        help="seconds a client may take to send a request's headers, or pause an upload,"
+                             " before it is disconnected (default 20)")
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -47,6 +50,7 @@ def run(args: argparse.Namespace) -> int:
         import uvicorn
 
         from vision.server import ServerSettings, create_app
+        from vision.slow_clients import with_timeout
     except ImportError as exc:
         return fail(PROG, "web_extra_missing",
                     f"the web extra is not installed: pip install 'mahjong-lens[web]' ({exc})")
@@ -62,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     where = f"[{args.host}]" if ":" in args.host else args.host  # an IPv6 address in a URL
     port = sock.getsockname()[1]  # the one chosen, for --port 0
     print(f"mjlens: open http://{where}:{port}/ (OpenAPI schema at /openapi.json); Ctrl-C stops", file=sys.stderr)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings), log_level="warning"))
+    config = uvicorn.Config(create_app(settings), http=with_timeout(args.client_timeout), log_level="warning")
+    server = uvicorn.Server(config)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C: uvicorn shut down cleanly, then passed it on
         server.run(sockets=[sock])
     return 0
