@@ -52,7 +52,7 @@ from tqdm import tqdm
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from datasets.mjsynth.art import SOURCES, Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
+from datasets.mjsynth.art import SOURCES, ArtError, Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
 from scoring import available_rulesets, score_json  # noqa: E402
 from scoring.cli import fail  # noqa: E402
@@ -337,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json_out and (problem := write_problem(args.json_out)):  # found now, not after the run
         return fail("bench_photo", "bad_output_path", f"cannot write --json-out {args.json_out} ({problem})")
+    try:  # before the detector loads: a fresh checkout has only the art that needs no download
+        sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
+        if args.semi_real:
+            sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
+    except ArtError as e:
+        return fail("bench_photo", e.code, str(e))
     detector = None
     if not args.no_model:
         from vision.detector import DEFAULT_MODEL, Detector
@@ -347,9 +353,6 @@ def main(argv: list[str] | None = None) -> int:
                         f"no detector at {model}: pass --no-model for ground-truth detections only")
         detector = Detector(model, hand_photo=True)
 
-    sets = [(f"synthetic ({args.source})", load_atlas(args.source), args.count, args.seed)]
-    if args.semi_real:
-        sets.append(("semi-real (held-out real crops)", held_out_crop_atlas(), args.semi_real, args.seed + 1))
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
                     "shake": args.shake, "without": sorted(without), "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",

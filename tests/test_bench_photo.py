@@ -57,3 +57,13 @@ def test_no_blur_and_no_tilt_are_allowed():
 def test_an_output_it_cannot_write_is_refused_before_any_photo_is_rendered(tmp_path, capsys):
     assert bench_photo.main(["--json-out", str(tmp_path), "--count", "1", "--semi-real", "0", "--no-model"]) == 2
     assert capsys.readouterr().err.endswith(" [bad_output_path]\n")
+
+
+def test_art_not_fetched_yet_is_one_coded_line_before_the_model_loads(tmp_path, capsys, monkeypatch):
+    from datasets.mjsynth.art import load_atlas
+
+    monkeypatch.setattr(bench_photo, "load_atlas", lambda source: load_atlas(source, cache=tmp_path))  # a fresh checkout
+    assert bench_photo.main(["--count", "1", "--semi-real", "0", "--model", __file__]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bench_photo: no atlas for 'gnome-smooth'") and "fetch_art.py" in err
+    assert err.endswith(" [atlas_missing]\n") and "Traceback" not in err

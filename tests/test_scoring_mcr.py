@@ -19,7 +19,7 @@ from scoring.fans import check_fan_table
 REPO = Path(__file__).resolve().parents[1]
 CASES = [json.loads(line) for line in
          (REPO.parent / "shared" / "testdata" / "gb-mahjong-cases.jsonl").read_text(encoding="utf-8").splitlines()]
-# Our documented reading (docs/rules-mcr.md): a winning tile that is one of the knitted straight's
+# Our documented reading (README, MCR options, `knitted_tile_wait`): a winning tile that is one of the knitted straight's
 # nine tiles gets no wait fan.  GB-Mahjong agrees; pymahjonggb adds 嵌张 (option knitted_tile_wait).
 INTERPRETATION_CASES = {"GB-Mahjong unit_test.cpp line 290", "GB-Mahjong unit_test.cpp line 305"}
 
