@@ -4,7 +4,6 @@ JSON hands (one per line, one result per line, bad lines give error lines)."""
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import os
 import sys
@@ -13,6 +12,7 @@ from typing import BinaryIO, TextIO
 
 from . import notation, score_json
 from .errors import ScoringError
+from .hand import WinContext
 from .hand import WinContext
 from .jsonio import loads
 from .result import BELOW_MINIMUM, NOT_WINNING, Result
@@ -176,8 +176,8 @@ def _run(args: argparse.Namespace) -> int:
             return 0
         if not args.hand:
             raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}"')
-        hand, ctx = notation.parse_notation(args.hand)
-        ctx = _with_options(ctx, args)
+        hand, flags = notation.read_notation(args.hand)
+        ctx = _context(flags, args)
         result = get_ruleset(args.rules).score(hand, ctx, options)
     except ScoringError as e:
         if args.json:
@@ -191,10 +191,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _with_options(ctx: WinContext, args: argparse.Namespace) -> WinContext:
-    """The notation's context with --self-drawn, --seat and --round added.  An option that says
+def _context(given: dict, args: argparse.Namespace) -> WinContext:
+    """The notation's flags with --self-drawn, --seat and --round added.  An option that says
     otherwise than the notation's flag is refused rather than letting either win silently."""
-    given = notation.notation_flags(args.hand)
     changes: dict[str, object] = {"self_drawn": True} if args.self_drawn else {}
     for option, word, field, value in (("--seat", "seat", "seat_wind", args.seat),
                                        ("--round", "round", "round_wind", args.round)):
@@ -205,11 +204,21 @@ def _with_options(ctx: WinContext, args: argparse.Namespace) -> WinContext:
                                                       f"hand; give the wind once, or the same in both")
         changes[field] = value
     try:
-        return dataclasses.replace(ctx, **changes)
-    except ScoringError as e:  # the notation alone was consistent, so the options made the clash
+        return WinContext(**{**given, **changes})  # together: --self-drawn makes `| kong` consistent
+    except ScoringError as e:
+        if not changes or _clashes(given):
+            raise
         used = " ".join(["--self-drawn"] * args.self_drawn + [f"--{o} {getattr(args, o)}" for o in ("seat", "round")
                                                                if getattr(args, o)])
         raise ScoringError(e.code, f"{used}: {e.message}") from None
+
+
+def _clashes(flags: dict) -> bool:
+    try:
+        WinContext(**flags)
+    except ScoringError:
+        return True
+    return False
 
 
 def escape_unencodable_output() -> None:

@@ -51,8 +51,8 @@ class Unit(NamedTuple):
     kind: chow | pung | kong | pair | knitted (e.g. 1-4-7m of 组合龙) | single (a lone tile of
     全不靠 or 十三幺).  `tile` is the lowest tile index; `tiles` all of them, `codes` the same as
     tile codes (what results list: every scored hand lists its units).  `declared` is true
-    for the player's melds (`meld` is then its index in Hand.melds, else -1); `concealed` is false
-    only for exposed melds.  A pung of concealed tiles completed by a discard is concealed here;
+    for the player's melds (which come first, in one order whatever the Hand's); `concealed` is
+    false only for exposed melds.  A pung of concealed tiles completed by a discard is concealed here;
     see `Decomposition.unit_is_concealed`.
     """
 
@@ -282,7 +282,9 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     readings = _standing_readings(standing, len(melds))
     if not readings:
         return ()
-    fixed = tuple(map(meld_unit, melds))
+    # in one order whatever order the melds were given in: rule sets that take the first pair of
+    # sets a fan fits then point at the same sets for every order
+    fixed = tuple(sorted(map(meld_unit, melds), key=lambda u: (u.tile, u.kind, u.concealed)))
     result: list[Decomposition] = []
     for form, parts in readings:
         units = fixed + parts

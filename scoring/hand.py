@@ -18,6 +18,7 @@ between the two (flags against tiles) is `check_consistent`.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import repeat
@@ -50,6 +51,12 @@ def _playing_indices(codes: tuple[str, ...], where: str) -> list[int]:
 
 
 _PLAYING_INDEX = {c: i for c, i in T.INDEX.items() if not T.is_flower(i)}
+
+
+def _listed(value: object, what: str) -> None:
+    """Refuse a Python caller's None (or number) where a list belongs, as JSON input is refused."""
+    if not isinstance(value, Iterable):
+        raise ScoringError("bad_argument", f"{what} must be a list, got {type(value).__name__}")
 
 
 @lru_cache(maxsize=4096)
@@ -99,6 +106,7 @@ class Meld:
     indices: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the tiles' indices, sorted
 
     def __post_init__(self) -> None:
+        _listed(self.tiles, "Meld.tiles")
         try:
             codes, idx = _meld_shape(self.kind, self.tiles)
         except TypeError:  # an unhashable kind or tiles value: checked uncached, which names the problem
@@ -122,6 +130,7 @@ class Meld:
     @classmethod
     def from_tiles(cls, codes: tuple[str, ...] | list[str], concealed: bool = False) -> Meld:
         """A meld whose kind follows from its tiles (3 or 4 identical: pung/kong, else chow)."""
+        _listed(codes, "a meld's tiles")
         codes = tuple(codes)
         if len(codes) == 4:
             kind = "kong"
@@ -152,6 +161,8 @@ class Hand:
     counts: tuple[int, ...] = field(init=False, repr=False, compare=False)  # the same, melds included
 
     def __post_init__(self) -> None:
+        for name in ("concealed", "melds", "flowers"):
+            _listed(getattr(self, name), f"Hand.{name}")
         conc = sorted(_playing_indices(self.concealed, "the concealed tiles"))
         win = _playing_tile(self.winning_tile, "the winning tile")
         if not all(map(isinstance, self.melds, repeat(Meld))):

@@ -86,6 +86,14 @@ def _group_codes(group: str) -> list[str]:
 
 def parse_notation(text: str) -> tuple[Hand, WinContext]:
     """Read one-line notation into (Hand, WinContext); raises ScoringError on any problem."""
+    hand, flags = read_notation(text)
+    return hand, WinContext(**flags)
+
+
+def read_notation(text: str) -> tuple[Hand, dict]:
+    """The hand and the WinContext fields its flags set, not yet checked together: a caller with
+    facts of its own (the CLI's --self-drawn) adds them before the context is built, since a flag
+    such as `kong` is consistent only with them."""
     if not isinstance(text, str):
         raise ScoringError("bad_notation", "notation must be a string")
     body, _, flag_text = text.partition("|")
@@ -132,14 +140,8 @@ def parse_notation(text: str) -> tuple[Hand, WinContext]:
         raise ScoringError(
             "bad_notation", f"mark exactly one winning tile with '+' (e.g. +5p); found {len(winning)} in {text!r}"
         )
-    ctx = WinContext(**_flags(flag_text))
-    return Hand(tuple(concealed), tuple(melds), winning[0], tuple(flowers)), ctx
-
-
-def notation_flags(text: str) -> dict:
-    """The WinContext fields that the flags after "|" set, by field name (a caller that adds its
-    own facts, such as the CLI's --seat, checks them against these)."""
-    return _flags(text.partition("|")[2])
+    flags = _flags(flag_text)  # a misspelt flag is told before what it may have made of the tiles
+    return Hand(tuple(concealed), tuple(melds), winning[0], tuple(flowers)), flags
 
 
 def _flags(text: str) -> dict:

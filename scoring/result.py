@@ -24,6 +24,7 @@ signed amount per seat and sums to zero (all zero when the hand does not score).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
@@ -100,7 +101,7 @@ class Result:
 
     def to_json(self) -> dict[str, Any]:
         return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,
-                           self.flowers, self.minimum_met, self.payments, self.breakdown, self.sets,
+                           self.flowers, self.minimum_met, self.payments, copy.deepcopy(self.breakdown), self.sets,
                            self.refused_forms)
 
 

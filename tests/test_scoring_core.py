@@ -106,6 +106,20 @@ def test_jsonl_refuses_win_flag_options_that_would_apply_to_no_hand(capsys):
     assert capsys.readouterr().err.endswith("give no hand argument [bad_argument]\n")
 
 
+@pytest.mark.parametrize("build", [
+    lambda h: scoring.Hand(None, h.melds, h.winning_tile),
+    lambda h: scoring.Hand(h.concealed, None, h.winning_tile),
+    lambda h: scoring.Hand(h.concealed, h.melds, h.winning_tile, None),
+    lambda h: scoring.Meld("pung", None),
+    lambda h: scoring.Meld.from_tiles(7),
+], ids=["concealed", "melds", "flowers", "meld-tiles", "from-tiles"])
+def test_none_or_a_number_where_a_list_belongs_is_a_coded_error(build):
+    hand, _ = scoring.parse_notation("123m456m789m5p [EEE] +5p")
+    with pytest.raises(scoring.ScoringError) as err:
+        build(hand)
+    assert err.value.code == "bad_argument" and "must be a list, got " in err.value.message
+
+
 def test_a_hand_of_things_that_are_not_melds_is_a_coded_error():
     hand, _ = scoring.parse_notation("123m456m789m5p [EEE] +5p")
     with pytest.raises(scoring.ScoringError) as err:
@@ -528,6 +542,23 @@ def test_options_that_agree_with_the_notation_or_add_to_it_are_taken(capsys):
     assert status == 0 and out.startswith("1223m456p678s [567m] +2m | self seat=S round=W ")
 
 
+@pytest.mark.parametrize(("notation", "options", "same_as"), [
+    ("123m456m789m5p [EEEE] +5p | kong", ["--self-drawn"], "123m456m789m5p [EEEE] +5p | self kong"),
+    ("123m456m789m1122p +2p | from=E", ["--seat", "S"], "123m456m789m1122p +2p | from=E seat=S"),
+    ("123m456m789m1122p +2p | earthly", ["--self-drawn", "--seat", "S"], "123m456m789m1122p +2p | earthly self seat=S"),
+])
+def test_options_that_make_the_notations_flags_consistent_are_taken_with_them(capsys, notation, options, same_as):
+    status, out, err = _cli(capsys, notation, *options)
+    assert status == 0 and not err
+    assert (status, out) == _cli(capsys, same_as)[:2]
+
+
+def test_a_clash_within_the_notation_is_not_blamed_on_the_options(capsys):
+    status, _, err = _cli(capsys, "123m456m789m1122p +2p | kong", "--seat", "S")
+    assert status == 2 and err == ("mjlens score: a kong replacement tile is drawn from the wall, so the win must "
+                                   "be self-drawn [contradictory_flags]\n")
+
+
 @pytest.mark.parametrize(
     ("text", "hint"),
     [
@@ -568,3 +599,31 @@ def test_score_help_says_prevailing_wind(capsys):
         _cli(capsys, "--help")
     out = capsys.readouterr().out
     assert "prevailing" in out and "prevalent" not in out
+
+
+@pytest.mark.parametrize("rules", ["mcr", "sihai", "shanghai"])
+def test_changing_a_results_json_leaves_the_cached_result_as_it_was(rules):
+    hand, ctx = scoring.parse_notation("123m456m789m1122p +2p 1f | self")
+    first = scoring.score(hand, ctx, rules).to_json()
+    expected = json.loads(json.dumps(first))
+    for value in (first["breakdown"], *first["breakdown"].values(), first["payments"], first["fans"], first["sets"]):
+        if isinstance(value, dict):
+            value["changed"] = 1
+        elif isinstance(value, list):
+            value.append("changed")
+    assert scoring.score(hand, ctx, rules).to_json() == expected
+
+
+@pytest.mark.parametrize(("notation", "rules", "options"), [
+    ("9p [567m] [567p] [345s] [345p] +9p", "sihai", {"edition": "B", "level": "II"}),  # which 喜相逢
+    ("5s [123m] [123m] [456p] [456p] +5s", "shanghai", {}),  # which 一般高
+    ("5s [123m] [123m] [456p] [456p] +5s", "mcr", {}),
+])
+def test_the_order_melds_are_given_in_changes_nothing_in_the_result(notation, rules, options):
+    import itertools
+
+    hand, ctx = scoring.parse_notation(notation)
+    results = {json.dumps(scoring.score(scoring.Hand(hand.concealed, melds, hand.winning_tile), ctx, rules,
+                                        options).to_json(), ensure_ascii=False)
+               for melds in itertools.permutations(hand.melds)}
+    assert len(results) == 1
