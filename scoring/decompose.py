@@ -298,13 +298,6 @@ def _decompositions(standing: tuple[int, ...], melds: tuple[Meld, ...], win: int
     return tuple(result)
 
 
-def waits(concealed: tuple[str, ...], melds: tuple[Meld, ...] = ()) -> list[str]:
-    """Tiles that complete 13 tiles (concealed + melds) into a winning shape.  A tile the hand
-    already holds four times, melds included, is a dead wait: no copy is left to win on, so it is
-    left out."""
-    return [T.code(i) for i in _wait_indices(*_wait_input(concealed, melds), T.PLAYING_TILES, False)]
-
-
 def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> int:
     """How many different tiles the hand waited on before its winning tile, counting at most
     `limit` (enough to tell a single wait from several); dead waits only when `dead` is true."""
@@ -314,17 +307,6 @@ def wait_count(hand: Hand, limit: int = T.PLAYING_TILES, dead: bool = False) -> 
     held = list(hand.counts)
     held[win] -= 1
     return len(_wait_indices(tuple(counts), len(hand.melds), held, limit, dead))
-
-
-def _wait_input(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> tuple:
-    counts = [0] * T.PLAYING_TILES
-    for c in concealed:
-        counts[T.INDEX[c]] += 1
-    held = list(counts)
-    for m in melds:
-        for c in m.tiles:
-            held[T.INDEX[c]] += 1
-    return tuple(counts), len(melds), tuple(held)
 
 
 def _wait_indices(counts: tuple[int, ...], n_melds: int, held: Sequence[int], limit: int,

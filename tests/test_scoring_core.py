@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 import scoring
-from scoring.decompose import decompositions, waits
+from scoring.decompose import decompositions
+from scoring.tiles import PLAYING_TILES, TILE_CODES
 from scoring.hand import Hand, Meld, WinContext, check_consistent
 
 REPO = Path(__file__).resolve().parents[1]
@@ -391,7 +392,18 @@ def test_gb_mahjong_waits():
     for line in lines:
         case = json.loads(line)
         melds = tuple(Meld(m["kind"], tuple(m["tiles"]), m["concealed"]) for m in case["hand"]["melds"])
-        assert waits(tuple(case["hand"]["concealed"]), melds) == case["waits"], case["source"]
+        assert _waits(tuple(case["hand"]["concealed"]), melds) == case["waits"], case["source"]
+
+
+def _waits(concealed: tuple[str, ...], melds: tuple[Meld, ...]) -> list[str]:
+    """The tiles that make the 13 a winning hand (a fifth copy is no hand: a dead wait is left out)."""
+    def wins(tile: str) -> bool:
+        try:
+            return scoring.score(Hand(concealed, melds, tile)).winning  # MCR refuses no winning shape
+        except scoring.ScoringError:
+            return False
+
+    return [t for t in TILE_CODES[:PLAYING_TILES] if wins(t)]
 
 
 def test_scoring_imports_only_the_standard_library():

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
 from vision.detections import BACK, TILE_CODES, Detection, DetectionSet
+from vision.errors import CodedError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -59,13 +60,8 @@ SURE = 0.9
 DETECTOR_WEIGHT = 0.35
 
 
-class ClassifierError(Exception):
-    """Weights missing or unreadable, or unusable input; `code` is machine-readable."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+class ClassifierError(CodedError):
+    """Weights missing or unreadable, or unusable input."""
 
 
 @dataclass(frozen=True)

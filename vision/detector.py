@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
+from vision.errors import CodedError
 from vision.paths import file_problem, one_line
 
 if TYPE_CHECKING:
@@ -117,12 +118,8 @@ WIENER_NOISE = 0.01
 ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
 
 
-class DetectorError(Exception):
-    """A failure the caller can report: `code` is machine-readable, str() is for people."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+class DetectorError(CodedError):
+    """A failure the caller can report: model files, or an image that cannot be read."""
 
 
 @dataclass(frozen=True)
@@ -578,7 +575,7 @@ def nms(boxes: "np.ndarray", scores: "np.ndarray", iou_threshold: float, cover_t
 def decode(
     raw: "np.ndarray",
     fit: Letterbox,
-    conf_threshold: float = 0.25,
+    conf_threshold: float = DEFAULT_CONF,
     group_conf_threshold: float | None = None,
 ) -> list[Detection]:
     """Raw YOLO output (4 + classes, anchors) -> detections in original-image pixels.

@@ -272,14 +272,9 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
             if segs is concealed_segs:
                 continue
             for seg in segs:
-                # A run of 3-4 in a row of its own is a meld laid out without a sideways tile; a
-                # longer one, melds laid edge to edge.
-                if len(seg) in (3, 4):
-                    melds.append(MeldLayout(tuple(seg), len(seg) == 4, None, False))
-                else:
-                    touching = _touching_melds(tiles, seg, row.direction, False)
-                    melds += touching
-                    unassigned.extend([] if touching else seg)
+                found = _run_melds(tiles, seg, row.direction)
+                melds += found
+                unassigned.extend([] if found else seg)
         # Lone tiles just past an end of the row (in the image, winning tile included) that the
         # row's chain did not reach: past the winning end, or at either end when no tile was set
         # apart, such a tile is the winning tile (the one set apart furthest); else it is concealed.
@@ -911,9 +906,12 @@ def _segment_meld(
     return None
 
 
-def _melds_in_run(tiles: Sequence[Detection], run: list[int], d: tuple[float, float]) -> int:
-    """Melds a run of a row of its own holds (see the rows-of-their-own step of `group_tiles`)."""
-    return 1 if len(run) in (3, 4) else len(_touching_melds(tiles, run, d, False))
+def _run_melds(tiles: Sequence[Detection], run: list[int], d: tuple[float, float]) -> list[MeldLayout]:
+    """The melds of a run in a row of its own: a run of 3-4 is a meld laid out without a sideways
+    tile; a longer one, melds laid edge to edge (none when it cannot be cut into melds)."""
+    if len(run) in (3, 4):
+        return [MeldLayout(tuple(run), len(run) == 4, None, False)]
+    return _touching_melds(tiles, run, d, False)
 
 
 def concealed_count(melds: int) -> int:
@@ -934,7 +932,7 @@ def _pick_concealed_row(
     that row is taken.
     """
     def counts(candidate: tuple[_Row, list[list[int]]]) -> bool:
-        others = sum(_melds_in_run(tiles, s, rs[0].direction) for rs in rows if rs is not candidate for s in rs[1])
+        others = sum(len(_run_melds(tiles, s, rs[0].direction)) for rs in rows if rs is not candidate for s in rs[1])
         return sum(len(s) for s in candidate[1]) == concealed_count(melds + others)
 
     longest = max(rows, key=lambda rs: max(len(s) for s in rs[1]))
@@ -995,9 +993,5 @@ def _beside_row_ends(
 
 
 def _lies_differently(tiles: Sequence[Detection], order: list[int], i: int, d: tuple[float, float]) -> bool:
-    def aspect(j: int) -> float:
-        along, across = _extents(tiles[j], d)
-        return along / across
-
-    ratio = aspect(i) / statistics.median(aspect(j) for j in order if j != i)
+    ratio = _turned(tiles, order, d)[i]
     return ratio > SIDEWAYS_RATIO or ratio < 1 / SIDEWAYS_RATIO

@@ -6,6 +6,8 @@ from "no tiles" from "the tiles do not make a winning hand" without parsing mess
 
 from __future__ import annotations
 
+from vision.errors import CodedError
+
 # kind -> exit code of `mjlens photo` (documented in the README and in --help).
 EXIT_SCORED = 0
 EXIT_BAD_INPUT = 2
@@ -18,20 +20,18 @@ EXIT_CODES: dict[str, int] = {
 }
 
 
-class PhotoError(Exception):
+class PhotoError(CodedError):
     """A photo that cannot be turned into a scored hand.
 
     `kind` is one of EXIT_CODES' keys (what the CLI exits with); `code` is the precise,
-    machine-readable reason (e.g. `several_hands`, `tile_count`, `five_copies`).
+    machine-readable reason (e.g. `several_hands`, `tile_count`, `too_many_copies`).
     """
 
     def __init__(self, kind: str, code: str, message: str):
         if kind not in EXIT_CODES:
             raise ValueError(f"unknown error kind {kind!r}")
-        super().__init__(message)
+        super().__init__(code, message)
         self.kind = kind
-        self.code = code
-        self.message = message
 
     @property
     def exit_code(self) -> int:

@@ -4,8 +4,9 @@ The layout (from `vision.grouping`) fixes where every tile goes; this module cho
 Readings are enumerated from the most probable down (each tile's alternatives are independent,
 so the k-best enumeration below is exact), and each one is checked by the scoring engine
 itself (`scoring.score_json`): tile counts, at most four copies, real chows/pungs/kongs and a
-winning decomposition. The first reading that wins is the answer; the next distinct winning
-reading is the runner-up, reported when it is close. The readings tried also tell how sure the
+winning decomposition. The winning reading that ranks highest (its probability times the
+sort-order weight: players sort their tiles) is the answer; the next distinct winning reading is
+the runner-up, reported when it is close. The readings tried also tell how sure the
 score is (HandReading.score_probability): those that score alike count for it, those that
 cannot win do not count against it.
 """
@@ -35,8 +36,9 @@ MIN_ORDER_TILES = 5
 CLEAR_APART = 0.75
 # A reading of a sorted row that steps down within a suit is this much less likely per step.
 OUT_OF_ORDER = 0.2
-# Normalised probability below which an alternative is never tried. The search stops at the
-# first winning reading, so a low floor costs only the photos no likelier reading makes win.
+# Normalised probability below which an alternative is never tried. The search stops once no
+# later reading can rank near the best winning one, so a low floor costs only the photos no
+# likelier reading makes win.
 MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
@@ -69,7 +71,7 @@ class Reading:
 
 @dataclass(frozen=True)
 class HandReading:
-    best: Reading  # the most probable winning reading, else the most probable reading
+    best: Reading  # the highest-ranked winning reading, else the most probable reading
     winning: bool  # whether `best` is a winning hand
     runner_up: Reading | None  # next distinct winning reading, when close to the best
     uncertain: tuple[int, ...]  # tiles whose chosen code is doubtful or differs from the top-1
@@ -91,7 +93,8 @@ def read_hand(
     kong_codes: tuple[str, ...] = (),
     flowers: tuple[str, ...] | None = None,
 ) -> HandReading:
-    """Choose the most probable reading of `layout` that is a winning hand.
+    """Choose the reading of `layout` that is a winning hand and ranks highest: its probability
+    times the sort-order weight (`_order_weight`).
 
     `context` holds the JSON hand's win flags (self_drawn, seat_wind, ...). `winning_tile`
     names the winning tile when the photo does not show it set apart (or overrides it).

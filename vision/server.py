@@ -44,6 +44,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from vision.errors import CodedError
+
 if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
@@ -70,14 +72,12 @@ class ServerSettings:
     max_pending: int = 256  # queued + running jobs before new ones get 429
 
 
-class ApiError(Exception):
-    """A request we refuse on purpose: HTTP status, machine-readable code, human message."""
+class ApiError(CodedError):
+    """A request we refuse on purpose, with its HTTP status."""
 
     def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
+        super().__init__(code, message)
         self.status = status
-        self.code = code
-        self.message = message
 
 
 def _error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .codes import REPO_ROOT, TILE_CODES
+from .codes import REPO_ROOT, TILE_CODES  # first: it puts the repository on sys.path for vision
+from vision.errors import CodedError  # noqa: E402,I001
 
 FACE_W, FACE_H = 120, 160
 CACHE_DIR = Path(os.environ.get("MJLENS_ART_CACHE", REPO_ROOT / "datasets" / "_art"))
@@ -45,12 +46,8 @@ SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjon
 LOCAL_SOURCES = ("fluffystuff", "camerash")
 
 
-class ArtError(Exception):
-    """A source is missing or unreadable; `code` is machine-readable."""
-
-    def __init__(self, code: str, message: str):
-        super().__init__(message)
-        self.code = code
+class ArtError(CodedError):
+    """A source is missing or unreadable."""
 
 
 # --- name -> code mappings (each checked by eye on a contact sheet, see fetch_art.py) ---

@@ -186,11 +186,10 @@ class RuleSet:
     def score_json_uncached(self, hand: Hand, context: WinContext, options: Any = None) -> dict:
         """`score_uncached(...).to_json()`, through evaluate_json where the rule set has one."""
         options = self.make_options(options)
-        self.check(hand, context)
         if self.evaluate_json is None:
-            out = self.evaluate(hand, context, options).to_json()
-        else:
-            out = self.evaluate_json(hand, context, options)
+            return self._score_uncached(hand, context, options).to_json()
+        self.check(hand, context)
+        out = self.evaluate_json(hand, context, options)
         if out["reason"] == NOT_WINNING:
             out["refused_forms"] = list(self.refused_forms(hand, options))
         return out
