@@ -671,3 +671,29 @@ def test_empty_boxes_along_a_diagonal_are_no_tiles():
     with pytest.raises(PhotoError) as err:
         group_tiles(empty)
     assert err.value.code == "no_tiles" and "every box is empty" in str(err.value)
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(0, -62), (25, -62), (0, 62), (45, -30)],
+                         ids=["above", "above-right", "below", "diagonal"])
+def test_a_winning_tile_pushed_forward_or_laid_in_front_of_the_rows_end_is_the_winning_tile(dx, dy):
+    row = row_detections(RowSpec(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "5z", "5z"]))
+    x0, y0 = row[-1].box[0] + dx, row[-1].box[1] + dy
+    result = read_detections(row + [Detection((x0, y0, x0 + 40, y0 + 56), "5z", 1.0, (("5z", 1.0),))])
+    assert result.error is None and result.hand["winning_tile"] == "5z"
+    assert result.hand["concealed"] == ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "5z", "5z"]
+
+
+def test_a_tile_laid_by_the_rows_left_end_of_a_hand_one_short_is_read_as_seen_from_across_the_table():
+    codes = ["5z", "5z", "1z", "1z", "9s", "8s", "7s", "6p", "5p", "4p", "3m", "2m", "1m"]  # across: descending
+    row = row_detections(RowSpec(codes))
+    x0, y0 = row[0].box[0], row[0].box[1] + 62
+    layout = group_tiles(row + [Detection((x0, y0, x0 + 40, y0 + 56), "5z", 1.0, (("5z", 1.0),))])
+    assert layout.reversed_view and layout.tiles[layout.winning].code == "5z"
+    assert [layout.tiles[i].code for i in layout.concealed] == codes[::-1]
+
+
+def test_a_loose_tile_far_from_the_row_is_not_taken_for_the_winning_tile():
+    row = row_detections(RowSpec(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "5z", "5z"]))
+    x0, y0 = row[6].box[0], row[6].box[1] + 200  # in front of the row's middle, far from its ends
+    layout = group_tiles(row + [Detection((x0, y0, x0 + 40, y0 + 56), "5z", 1.0, (("5z", 1.0),))])
+    assert layout.winning is None and len(layout.unassigned) == 1

@@ -649,6 +649,26 @@ def test_four_shuffled_concealed_tiles_do_not_overrule_the_set_apart_tile():
     assert oriented.winning == 4
 
 
+SORTED_FROM_THE_LEFT_TILE = ["1z", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "6z", "6z", "6z"]
+
+
+def test_a_tile_apart_at_the_rows_start_that_the_order_overrules_is_named_in_a_warning():
+    # 1z laid apart at the player's left: the row ascends from it, so it is read as the row's start
+    row = row_detections(RowSpec(SORTED_FROM_THE_LEFT_TILE, gaps_after={0: 30}))
+    result = read_detections(row, rules=RULES)
+    assert result.hand["winning_tile"] == "6z"
+    assert any("apart at the row's other end (1z)" in w and "--winning-tile 1z" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("named", ["1z", "6z"])
+def test_a_named_winning_tile_that_an_end_of_the_row_shows_picks_that_end_and_changes_no_code(named):
+    row = row_detections(RowSpec(SORTED_FROM_THE_LEFT_TILE, gaps_after={0: 30}))
+    result = read_detections(row, rules=RULES, winning_tile=named)
+    assert result.hand["winning_tile"] == named and not result.warnings
+    in_hand = sorted(result.hand["concealed"] + [result.hand["winning_tile"]])
+    assert in_hand == sorted(SORTED_FROM_THE_LEFT_TILE)  # no tile's code overwritten by the name
+
+
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
     row = row_detections(RowSpec(CONCEALED + ["7z"]))
     result = read_detections(row, rules=RULES)

@@ -47,6 +47,9 @@ MIN_TILT_TILES = 5  # fewer tiles than this show no row direction to level
 LEVEL_FROM = 3.0
 TILT_AGREEMENT = 25.0  # degrees a tile's nearest neighbour may lie off the rows' first estimate
 WINNING_REACH = 2.5  # a lone tile this close (in tile lengths) past an end of the concealed row joins it
+# A hand one tile short takes its one loose tile this close (in tile lengths, centre to centre) to an
+# end of the concealed row, in any direction, as its winning tile: pushed forward, laid in front.
+LONE_WINNER_REACH = 3.0
 # |cos^2 - sin^2| of a row's angle from which its boxes tell a tile's length along the row from its
 # width across (up to 36.9 degrees from level or from upright)
 WELL_POSED = 0.3
@@ -290,6 +293,14 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
                 winning, reversed_view = i, at_left
             else:  # the player's left end: the start of the row
                 concealed.insert(0, i)
+        loose = [i for i in unassigned if i not in kept_out]
+        if winning is None and len(loose) == 1 and len(concealed) == concealed_count(len(melds)) - 1:
+            at_left = _by_row_end(tiles, _player_to_image(concealed, reversed_view), loose[0])
+            if at_left is not None:
+                unassigned.remove(loose[0])
+                winning, reversed_view = loose[0], at_left
+                if at_left:
+                    concealed.reverse()
 
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
@@ -990,6 +1001,16 @@ def _beside_row_ends(
                 found.append((i, at_left))
                 break
     return found
+
+
+def _by_row_end(tiles: Sequence[Detection], line: list[int], i: int) -> bool | None:
+    """Whether tile `i` lies within LONE_WINNER_REACH tile lengths of the row's left end in the
+    image (True) or of its right end (False), the nearer; None when near neither."""
+    size = max(max(tiles[e].width, tiles[e].height) for e in (line[0], line[-1]))
+    left, right = (math.dist(tiles[i].center, tiles[e].center) for e in (line[0], line[-1]))
+    if min(left, right) > LONE_WINNER_REACH * size:
+        return None
+    return left < right
 
 
 def _lies_differently(tiles: Sequence[Detection], order: list[int], i: int, d: tuple[float, float]) -> bool:

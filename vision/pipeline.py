@@ -554,7 +554,7 @@ def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
 
 def _read(detections: Sequence[Detection], request: ReadingRequest) -> PhotoResult:
     try:
-        layout = orient(group_tiles(detections))
+        layout = orient(group_tiles(detections), request.winning_tile)
         layout = four_tile_runs_that_are_no_kong(
             playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout))))
     except PhotoError as exc:
