@@ -697,3 +697,17 @@ def test_a_loose_tile_far_from_the_row_is_not_taken_for_the_winning_tile():
     x0, y0 = row[6].box[0], row[6].box[1] + 200  # in front of the row's middle, far from its ends
     layout = group_tiles(row + [Detection((x0, y0, x0 + 40, y0 + 56), "5z", 1.0, (("5z", 1.0),))])
     assert layout.winning is None and len(layout.unassigned) == 1
+
+
+def test_a_flower_read_surely_behind_the_winning_tiles_gap_stays_a_flower():
+    # Four melds, then the single tile and the winning tile apart: a low photo shows a flower laid
+    # behind the hand just over the gap, where a misread hand tile would fill a hole in the row.
+    tiles = []
+    for k, codes in enumerate((["1m", "2m", "3m"], ["4p", "4p", "4p"], ["7s", "8s", "9s"], ["5z", "5z", "5z"])):
+        meld = row_detections(RowSpec(codes, origin=(100 + k * 135, 380), sideways={0}))
+        tiles += meld + [group_box(meld, "meld")]
+    pair = row_detections(RowSpec(["6s", "6s"], origin=(300, 300), gaps_after={0: 30}))
+    x0 = pair[0].box[2] - 4
+    flower = Detection((x0, 278, x0 + 40, 334), "3f", 1.0, (("3f", 1.0),))
+    result = read_detections(tiles + pair + [flower])
+    assert result.error is None and result.hand["flowers"] == ["3f"] and result.hand["winning_tile"] == "6s"

@@ -39,6 +39,7 @@ LEVEL_LINK_GAP = 2.0
 SPLIT_GAP = 0.12  # tiles in a run touch; a wider gap separates melds and the winning tile
 GHOST_OVERLAP = 0.25  # a box over two touching tiles overlaps each by more than this (in tile lengths)
 HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the detector misread
+IN_LINE = 0.25  # of a tile's height: how far off its row's line a tile between two of it may lie
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
 MIN_TILT_TILES = 5  # fewer tiles than this show no row direction to level
@@ -413,6 +414,12 @@ def _level(a: Detection, b: Detection) -> bool:
     return overlap >= MIN_VERTICAL_OVERLAP * min(a.height, b.height)
 
 
+def _in_line(t: Detection, a: Detection, b: Detection) -> bool:
+    """Tile `t` lies in the line of the level row's tiles `a` and `b`, as a tile between them does."""
+    off = abs(t.center[1] - (a.center[1] + b.center[1]) / 2)
+    return off <= IN_LINE * (a.height + b.height) / 2
+
+
 def _horizontal_gap(a: Detection, b: Detection) -> float:
     return max(b.box[0] - a.box[2], a.box[0] - b.box[2])
 
@@ -692,13 +699,14 @@ def _flowers_in_meld_boxes(tiles: Sequence[Detection], sized: list[int], flowers
 def _flowers_inside_rows(tiles: Sequence[Detection], rows: list[_Row], flowers: list[int]) -> list[int]:
     """Flower-read tiles that fill a tile-sized hole between two touching tiles of a row, put
     into that row (in place). Players set their flowers apart, so such a tile is a hand tile
-    the detector misread."""
+    the detector misread. A flower only level with them (laid behind the winning tile's gap, seen
+    from low) is no such tile."""
     inside = []
     for f in flowers:
         for row in rows:
             d = row.direction
             for n, (a, b) in enumerate(zip(row.members, row.members[1:])):
-                if (_level(tiles[f], tiles[a]) and _level(tiles[f], tiles[b]) and _gap_along(tiles[a], tiles[b], d) >= HOLE
+                if (_in_line(tiles[f], tiles[a], tiles[b]) and _gap_along(tiles[a], tiles[b], d) >= HOLE
                         and max(_gap_along(tiles[a], tiles[f], d), _gap_along(tiles[f], tiles[b], d)) <= SPLIT_GAP):
                     row.members.insert(n + 1, f)
                     inside.append(f)
