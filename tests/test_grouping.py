@@ -417,6 +417,15 @@ def test_perspective_tilt_and_arcs_keep_row_order(geometry):
     assert not layout.melds and not layout.unassigned
 
 
+@pytest.mark.parametrize("bend", [80.0, 100.0])
+def test_a_row_bent_further_than_the_photos_row_direction_allows_still_chains(bend):
+    # Its end pairs turn over 20 degrees from the row's middle, but little from their neighbours.
+    codes = CONCEALED_11 + ["5z", "5z", "4z"]
+    layout = group_tiles(row_detections(RowSpec(codes, gaps_after={12: 20}, bend=bend)))
+    assert codes_of(layout.tiles, layout.concealed) == codes[:13]
+    assert layout.tiles[layout.winning].code == "4z" and not layout.unassigned
+
+
 def test_standing_row_with_flat_melds_in_front():
     # Standing tiles are seen face-on (tall boxes); flat melds in front are foreshortened.
     standing = row_detections(
