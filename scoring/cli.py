@@ -13,7 +13,6 @@ from typing import BinaryIO, TextIO
 from . import notation, score_json
 from .errors import ScoringError
 from .hand import WinContext
-from .hand import WinContext
 from .jsonio import loads
 from .result import BELOW_MINIMUM, NOT_WINNING, Result
 from .rules import available_rulesets, flowers_text, get_ruleset, why_not_scored
@@ -206,19 +205,12 @@ def _context(given: dict, args: argparse.Namespace) -> WinContext:
     try:
         return WinContext(**{**given, **changes})  # together: --self-drawn makes `| kong` consistent
     except ScoringError as e:
-        if not changes or _clashes(given):
+        if not changes:
             raise
+        WinContext(**given)  # raises the notation's own clash, if its flags clash without the options
         used = " ".join(["--self-drawn"] * args.self_drawn + [f"--{o} {getattr(args, o)}" for o in ("seat", "round")
                                                                if getattr(args, o)])
         raise ScoringError(e.code, f"{used}: {e.message}") from None
-
-
-def _clashes(flags: dict) -> bool:
-    try:
-        WinContext(**flags)
-    except ScoringError:
-        return True
-    return False
 
 
 def escape_unencodable_output() -> None:

@@ -426,6 +426,16 @@ def test_a_row_bent_further_than_the_photos_row_direction_allows_still_chains(be
     assert layout.tiles[layout.winning].code == "4z" and not layout.unassigned
 
 
+@pytest.mark.parametrize(("bend", "origin"), [(45.0, (580, 360)), (60.0, (600, 380))])
+def test_a_meld_laid_beside_a_bent_rows_end_is_not_chained_into_the_row(bend, origin):
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
+    row = row_detections(RowSpec(concealed + ["5z"], gaps_after={9: 20}, bend=bend))
+    pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=origin, sideways={0}))
+    result = read_detections(row + pung)
+    assert result.error is None and result.hand["concealed"] == concealed and result.hand["winning_tile"] == "5z"
+    assert [m["tiles"] for m in result.hand["melds"]] == [["7z", "7z", "7z"]]
+
+
 def test_standing_row_with_flat_melds_in_front():
     # Standing tiles are seen face-on (tall boxes); flat melds in front are foreshortened.
     standing = row_detections(
@@ -690,6 +700,9 @@ def test_a_winning_tile_pushed_forward_or_laid_in_front_of_the_rows_end_is_the_w
     result = read_detections(row + [Detection((x0, y0, x0 + 40, y0 + 56), "5z", 1.0, (("5z", 1.0),))])
     assert result.error is None and result.hand["winning_tile"] == "5z"
     assert result.hand["concealed"] == ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "5z", "5z"]
+    if dx == 0:  # right above or below the end, not past it along the row: said so
+        assert any("5z lying by the row's end, out of its line, was taken for the winning tile" in w
+                   for w in result.warnings)
 
 
 def test_a_tile_laid_by_the_rows_left_end_of_a_hand_one_short_is_read_as_seen_from_across_the_table():

@@ -657,7 +657,7 @@ def test_a_tile_apart_at_the_rows_start_that_the_order_overrules_is_named_in_a_w
     row = row_detections(RowSpec(SORTED_FROM_THE_LEFT_TILE, gaps_after={0: 30}))
     result = read_detections(row, rules=RULES)
     assert result.hand["winning_tile"] == "6z"
-    assert any("apart at the row's other end (1z)" in w and "--winning-tile 1z" in w for w in result.warnings)
+    assert any("set apart from the row at its other end (1z)" in w and "--winning-tile 1z" in w for w in result.warnings)
 
 
 @pytest.mark.parametrize("named", ["1z", "6z"])
@@ -667,6 +667,16 @@ def test_a_named_winning_tile_that_an_end_of_the_row_shows_picks_that_end_and_ch
     assert result.hand["winning_tile"] == named and not result.warnings
     in_hand = sorted(result.hand["concealed"] + [result.hand["winning_tile"]])
     assert in_hand == sorted(SORTED_FROM_THE_LEFT_TILE)  # no tile's code overwritten by the name
+
+
+@pytest.mark.parametrize("concealed", [["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "1m"],
+                                       ["1m", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z"]])
+def test_a_named_winning_tile_corrects_a_misread_tile_set_apart_though_the_row_holds_one(concealed):
+    # the 1m set apart at the right reads 7m; the name corrects it, not the end of the row
+    row = row_detections(RowSpec(concealed + ["1m"], gaps_after={12: 30}, probs={13: (("7m", 1.0),)}))
+    result = read_detections(row, rules=RULES, winning_tile="1m")
+    assert result.error is None and result.hand["winning_tile"] == "1m"
+    assert sorted(result.hand["concealed"]) == sorted(concealed)
 
 
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():

@@ -565,10 +565,14 @@ def test_options_that_make_the_notations_flags_consistent_are_taken_with_them(ca
     assert (status, out) == _cli(capsys, same_as)[:2]
 
 
-def test_a_clash_within_the_notation_is_not_blamed_on_the_options(capsys):
-    status, _, err = _cli(capsys, "123m456m789m1122p +2p | kong", "--seat", "S")
-    assert status == 2 and err == ("mjlens score: a kong replacement tile is drawn from the wall, so the win must "
-                                   "be self-drawn [contradictory_flags]\n")
+@pytest.mark.parametrize(("notation", "options", "told"), [
+    ("123m456m789m1122p +2p | kong", ["--seat", "S"], "a kong replacement tile is drawn from the wall, so the win "
+                                                      "must be self-drawn"),
+    ("123m456m789m1122p +2p | from=E", ["--self-drawn"], "the winner cannot win on their own discard"),
+])
+def test_a_clash_within_the_notation_is_told_as_such_not_blamed_on_the_options(capsys, notation, options, told):
+    status, _, err = _cli(capsys, notation, *options)
+    assert status == 2 and err == f"mjlens score: {told} [contradictory_flags]\n"
 
 
 @pytest.mark.parametrize(

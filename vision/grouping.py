@@ -303,6 +303,8 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
                 winning, reversed_view = loose[0], at_left
                 if at_left:
                     concealed.reverse()
+                warnings.append(f"the {tiles[winning].code} lying by the row's end, out of its line, was taken "
+                                "for the winning tile (the hand is a tile short without it)")
 
     backs_loose = [i for i in concealed + ([winning] if winning is not None else []) if tiles[i].code == BACK]
     if backs_loose:
@@ -467,8 +469,15 @@ def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> li
         if i not in right and j not in left:
             right[i], left[j] = j, i
     # A bent row turns away from the photo's direction towards its ends: a pair off that
-    # direction still links where it follows on from the row's own direction at that end.
-    bent = sorted((distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) > ROW_ANGLE_TOLERANCE)
+    # direction still links where it follows on from the row's own direction at that end, the two
+    # tiles touching and lying alike (a meld laid beside the row's end starts with a sideways tile,
+    # or apart).
+    def alike(a: Detection, b: Detection) -> bool:
+        return max(a.width * b.height, b.width * a.height) < SIDEWAYS_RATIO * min(a.width * b.height, b.width * a.height)
+
+    bent = sorted((distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) > ROW_ANGLE_TOLERANCE
+                  and _horizontal_gap(tiles[i], tiles[j]) <= SPLIT_GAP * max(tiles[i].width, tiles[j].width)
+                  and alike(tiles[i], tiles[j]))
     grew = True
     while grew:
         grew = False

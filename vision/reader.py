@@ -506,8 +506,7 @@ def _score_reading(
 
 
 def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
-    """Undo a view direction that the tiles' order contradicts, or that the caller's named
-    `winning_tile` does (the tile at the row's other end reads it, the tile taken does not).
+    """Undo a view direction that the tiles' order contradicts.
 
     Grouping takes the end where a tile lies apart for the winning tile's end (the player's
     right). A tile can also lie apart at the other end (cut off by the photo's edge, nudged) while
@@ -515,39 +514,32 @@ def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
     winning tile's end backwards, clearly ascends, the winning tile is at the other end. A tile
     set clearly apart (CLEAR_APART) at the image's right is the winning tile whatever the order:
     some players sort the other way round. (At the image's left a tile set apart may as well be a
-    flower, which players lay apart at their left.)
+    flower, which players lay apart at their left.) A tile taken that reads as the caller's named
+    `winning_tile` stays, whatever the order: the player laid it at their left.
     """
-    if layout.winning is None or not layout.concealed:
+    if layout.winning is None or len(layout.concealed) < MIN_ORDER_TILES:
         return layout
-    if winning_tile is not None:  # the caller's word beats the row's order, where an end reads it
-        other_end, taken = (layout.tiles[i].code for i in (layout.concealed[0], layout.winning))
-        if taken == winning_tile:
-            return layout
-        if other_end == winning_tile:
-            return _view_turned(layout)
-    if len(layout.concealed) < MIN_ORDER_TILES or not layout.reversed_view and _clearly_apart(layout):
+    if layout.tiles[layout.winning].code == winning_tile:
+        return layout
+    if not layout.reversed_view and _clearly_apart(layout):
         return layout
     image = list(layout.concealed) + [layout.winning]  # player's order
     if layout.reversed_view:
         image.reverse()  # now left to right in the photo
-    ascends_in_image, descends_in_image = _clear_order([PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image])
-    # the player sits on our side after all, or across the table
-    if ascends_in_image if layout.reversed_view else descends_in_image:
-        turned = _view_turned(layout)
-        apart = layout.tiles[layout.winning].code
-        return replace(turned, warnings=turned.warnings + (
-            f"the tile set a little apart at the row's other end ({apart}) was read as a tile of the row, "
-            f"which is sorted from it; if it is the winning tile, name it: --winning-tile {apart}",))
-    return layout
-
-
-def _view_turned(layout: Layout) -> Layout:
-    """The layout read from the other side of the table: the row's other end holds the winning tile."""
-    image = list(layout.concealed) + [layout.winning]  # player's order
-    if layout.reversed_view:
-        image.reverse()  # now left to right in the photo
-        return replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
-    return replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
+    ranks = [PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image]
+    ascends_in_image, descends_in_image = _clear_order(ranks)
+    if layout.reversed_view and ascends_in_image:  # the player sits on our side after all
+        turned = replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
+    elif not layout.reversed_view and descends_in_image:  # the player sits across the table
+        turned = replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
+    else:
+        return layout
+    if winning_tile is not None or not _clearly_apart(layout):  # a tile nudged or cut off says nothing
+        return turned
+    apart = layout.tiles[layout.winning].code
+    return replace(turned, warnings=turned.warnings + (
+        f"the tile set apart from the row at its other end ({apart}) was read as a tile of the row, which is "
+        f"sorted from it; if it is the winning tile, name it: --winning-tile {apart}",))
 
 
 def _clearly_apart(layout: Layout) -> bool:

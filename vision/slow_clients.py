@@ -5,6 +5,8 @@ that connects and sends nothing, or sends its headers a byte every few seconds, 
 through an upload, holds its connection (and a file descriptor) for ever. A table's server on an
 open network would run out of them. Here a request's headers must arrive within `client_timeout_s`
 of the connection (or of the previous answer), and an upload may pause no longer than that.
+The limit is built on uvicorn's h11 protocol, which `mjlens serve` therefore always uses (its
+httptools one, when installed, parses faster but would need the same limit written for it).
 """
 
 from __future__ import annotations
