@@ -515,7 +515,7 @@ def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
     set clearly apart (CLEAR_APART) at the image's right is the winning tile whatever the order:
     some players sort the other way round. (At the image's left a tile set apart may as well be a
     flower, which players lay apart at their left.) A tile taken that reads as the caller's named
-    `winning_tile` stays, whatever the order: the player laid it at their left.
+    `winning_tile` stays whatever the order: some players lay the winning tile at their left.
     """
     if layout.winning is None or len(layout.concealed) < MIN_ORDER_TILES:
         return layout
