@@ -205,12 +205,19 @@ def _context(given: dict, args: argparse.Namespace) -> WinContext:
     try:
         return WinContext(**{**given, **changes})  # together: --self-drawn makes `| kong` consistent
     except ScoringError as e:
-        if not changes:
+        if not changes or e.message == _clash(given):  # the notation's own clash, the options aside
             raise
-        WinContext(**given)  # raises the notation's own clash, if its flags clash without the options
         used = " ".join(["--self-drawn"] * args.self_drawn + [f"--{o} {getattr(args, o)}" for o in ("seat", "round")
                                                                if getattr(args, o)])
         raise ScoringError(e.code, f"{used}: {e.message}") from None
+
+
+def _clash(flags: dict) -> str | None:
+    try:
+        WinContext(**flags)
+    except ScoringError as e:
+        return e.message
+    return None
 
 
 def escape_unencodable_output() -> None:

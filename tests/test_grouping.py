@@ -417,25 +417,6 @@ def test_perspective_tilt_and_arcs_keep_row_order(geometry):
     assert not layout.melds and not layout.unassigned
 
 
-@pytest.mark.parametrize("bend", [80.0, 100.0])
-def test_a_row_bent_further_than_the_photos_row_direction_allows_still_chains(bend):
-    # Its end pairs turn over 20 degrees from the row's middle, but little from their neighbours.
-    codes = CONCEALED_11 + ["5z", "5z", "4z"]
-    layout = group_tiles(row_detections(RowSpec(codes, gaps_after={12: 20}, bend=bend)))
-    assert codes_of(layout.tiles, layout.concealed) == codes[:13]
-    assert layout.tiles[layout.winning].code == "4z" and not layout.unassigned
-
-
-@pytest.mark.parametrize(("bend", "origin"), [(45.0, (580, 360)), (60.0, (600, 380))])
-def test_a_meld_laid_beside_a_bent_rows_end_is_not_chained_into_the_row(bend, origin):
-    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"]
-    row = row_detections(RowSpec(concealed + ["5z"], gaps_after={9: 20}, bend=bend))
-    pung = row_detections(RowSpec(["7z", "7z", "7z"], origin=origin, sideways={0}))
-    result = read_detections(row + pung)
-    assert result.error is None and result.hand["concealed"] == concealed and result.hand["winning_tile"] == "5z"
-    assert [m["tiles"] for m in result.hand["melds"]] == [["7z", "7z", "7z"]]
-
-
 def test_standing_row_with_flat_melds_in_front():
     # Standing tiles are seen face-on (tall boxes); flat melds in front are foreshortened.
     standing = row_detections(

@@ -669,6 +669,14 @@ def test_a_named_winning_tile_that_an_end_of_the_row_shows_picks_that_end_and_ch
     assert in_hand == sorted(SORTED_FROM_THE_LEFT_TILE)  # no tile's code overwritten by the name
 
 
+def test_a_named_winning_tile_at_the_rows_start_is_taken_though_the_last_tile_lies_a_little_apart():
+    # 1z laid 30 px apart at the player's left; the last 6z only 6 px off its neighbour
+    row = row_detections(RowSpec(SORTED_FROM_THE_LEFT_TILE, gaps_after={0: 30, 12: 6}))
+    result = read_detections(row, rules=RULES, winning_tile="1z")
+    assert result.hand["winning_tile"] == "1z" and not result.warnings
+    assert sorted(result.hand["concealed"] + ["1z"]) == sorted(SORTED_FROM_THE_LEFT_TILE)
+
+
 @pytest.mark.parametrize("concealed", [["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z", "1m"],
                                        ["1m", "1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "5z"]])
 def test_a_named_winning_tile_corrects_a_misread_tile_set_apart_though_the_row_holds_one(concealed):

@@ -568,9 +568,11 @@ def test_options_that_make_the_notations_flags_consistent_are_taken_with_them(ca
 @pytest.mark.parametrize(("notation", "options", "told"), [
     ("123m456m789m1122p +2p | kong", ["--seat", "S"], "a kong replacement tile is drawn from the wall, so the win "
                                                       "must be self-drawn"),
-    ("123m456m789m1122p +2p | from=E", ["--self-drawn"], "the winner cannot win on their own discard"),
+    ("123m456m789m1122p +2p | from=E", ["--self-drawn"], "--self-drawn: a self-drawn win has no discarder"),
+    ("123m456m789m1122p +2p | from=E", ["--seat", "S", "--self-drawn"],
+     "--self-drawn --seat S: a self-drawn win has no discarder"),
 ])
-def test_a_clash_within_the_notation_is_told_as_such_not_blamed_on_the_options(capsys, notation, options, told):
+def test_a_clash_is_told_as_the_notation_alone_or_with_the_options_makes_it(capsys, notation, options, told):
     status, _, err = _cli(capsys, notation, *options)
     assert status == 2 and err == f"mjlens score: {told} [contradictory_flags]\n"
 

@@ -42,7 +42,6 @@ HOLE = 0.5  # a gap in a row this wide (in tile lengths) can hold a tile the det
 IN_LINE = 0.25  # of a tile's height: how far off its row's line a tile between two of it may lie
 MIN_VERTICAL_OVERLAP = 0.5  # of the shorter box's height, for two tiles to be row neighbours
 ROW_ANGLE_TOLERANCE = 20.0  # degrees a neighbour pair may turn from the photo's typical row direction
-BEND_TOLERANCE = 15.0  # degrees a bent row turns from one pair of neighbours to the next
 MIN_TILT_TILES = 5  # fewer tiles than this show no row direction to level
 # Rows running this many degrees askew or more are grouped from boxes turned level (`_levelled`):
 # the detector's upright boxes of a tilted row overlap across rows and take in their neighbours.
@@ -468,27 +467,6 @@ def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> li
     for _, i, j in candidates:  # nearest pairs first; each tile gets one neighbour per side
         if i not in right and j not in left:
             right[i], left[j] = j, i
-    # A bent row turns away from the photo's direction towards its ends: a pair off that
-    # direction still links where it follows on from the row's own direction at that end, the two
-    # tiles touching and lying alike (a meld laid beside the row's end starts with a sideways tile,
-    # or apart).
-    def alike(a: Detection, b: Detection) -> bool:
-        return max(a.width * b.height, b.width * a.height) < SIDEWAYS_RATIO * min(a.width * b.height, b.width * a.height)
-
-    bent = sorted((distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) > ROW_ANGLE_TOLERANCE
-                  and _horizontal_gap(tiles[i], tiles[j]) <= SPLIT_GAP * max(tiles[i].width, tiles[j].width)
-                  and alike(tiles[i], tiles[j]))
-    grew = True
-    while grew:
-        grew = False
-        for _, i, j in bent:
-            if i in right or j in left:
-                continue
-            before = angles[left[i], i] if i in left else None
-            after = angles[j, right[j]] if j in right else None
-            if any(a is not None and abs(angles[i, j] - a) <= BEND_TOLERANCE for a in (before, after)):
-                right[i], left[j] = j, i
-                grew = True
     parent = {i: i for i in indices}
 
     def find(i: int) -> int:

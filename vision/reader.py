@@ -514,25 +514,30 @@ def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
     winning tile's end backwards, clearly ascends, the winning tile is at the other end. A tile
     set clearly apart (CLEAR_APART) at the image's right is the winning tile whatever the order:
     some players sort the other way round. (At the image's left a tile set apart may as well be a
-    flower, which players lay apart at their left.) A tile taken that reads as the caller's named
-    `winning_tile` stays whatever the order: some players lay the winning tile at their left.
+    flower, which players lay apart at their left.) A caller's named `winning_tile` that the tile
+    taken reads keeps it whatever the order (some players lay the winning tile at their left);
+    one that the row's first tile reads, lying further apart, takes that tile; else the order
+    decides, and the name corrects the tile taken.
     """
     if layout.winning is None or len(layout.concealed) < MIN_ORDER_TILES:
-        return layout
-    if layout.tiles[layout.winning].code == winning_tile:
-        return layout
-    if not layout.reversed_view and _clearly_apart(layout):
         return layout
     image = list(layout.concealed) + [layout.winning]  # player's order
     if layout.reversed_view:
         image.reverse()  # now left to right in the photo
-    ranks = [PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image]
-    ascends_in_image, descends_in_image = _clear_order(ranks)
-    if layout.reversed_view and ascends_in_image:  # the player sits on our side after all
+    # read from the row's other end: the player sits on our side after all, or across the table
+    if layout.reversed_view:
         turned = replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
-    elif not layout.reversed_view and descends_in_image:  # the player sits across the table
-        turned = replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
     else:
+        turned = replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
+    start, taken = (layout.tiles[i].code for i in (layout.concealed[0], layout.winning))
+    if taken == winning_tile:
+        return layout
+    if start == winning_tile and _start_further_apart(layout):
+        return turned
+    if not layout.reversed_view and _clearly_apart(layout):
+        return layout
+    ascends_in_image, descends_in_image = _clear_order([PLAYING_ORDER.get(layout.tiles[i].code, -1) for i in image])
+    if not (ascends_in_image if layout.reversed_view else descends_in_image):
         return layout
     if winning_tile is not None or not _clearly_apart(layout):  # a tile nudged or cut off says nothing
         return turned
@@ -540,6 +545,16 @@ def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
     return replace(turned, warnings=turned.warnings + (
         f"the tile set apart from the row at its other end ({apart}) was read as a tile of the row, which is "
         f"sorted from it; if it is the winning tile, name it: --winning-tile {apart}",))
+
+
+def _start_further_apart(layout: Layout) -> bool:
+    """Whether the row's first tile lies further from the next than the winning tile from the row."""
+    axis = _row_axis(layout)
+    if axis is None:
+        return False
+    along = axis[0]
+    first, second, last = layout.concealed[0], layout.concealed[1], layout.concealed[-1]
+    return abs(along(second) - along(first)) > abs(along(layout.winning) - along(last))
 
 
 def _clearly_apart(layout: Layout) -> bool:
