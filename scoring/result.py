@@ -99,9 +99,12 @@ class Result:
         if sum(self.payments.values()) != 0:
             raise ValueError(f"payments do not sum to zero: {self.payments}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, shared: bool = True) -> dict[str, Any]:
+        """A fresh dict. The breakdown is copied unless `shared` is false: a Result only the
+        caller holds (not one from the rule set's cache) can hand its own over."""
+        breakdown = copy.deepcopy(self.breakdown) if shared else self.breakdown
         return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,
-                           self.flowers, self.minimum_met, self.payments, copy.deepcopy(self.breakdown), self.sets,
+                           self.flowers, self.minimum_met, self.payments, breakdown, self.sets,
                            self.refused_forms)
 
 

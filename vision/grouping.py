@@ -294,9 +294,9 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
                 winning, reversed_view = i, at_left
             else:  # the player's left end: the start of the row
                 concealed.insert(0, i)
-        loose = [i for i in unassigned if i not in kept_out]
+        loose = [i for i in loose if i in unassigned]
         if winning is None and len(loose) == 1 and len(concealed) == concealed_count(len(melds)) - 1:
-            at_left = _by_row_end(tiles, _player_to_image(concealed, reversed_view), loose[0])
+            at_left = _by_row_end(tiles, concealed, loose[0])  # no tile apart: in image order
             if at_left is not None:
                 unassigned.remove(loose[0])
                 winning, reversed_view = loose[0], at_left

@@ -187,7 +187,7 @@ class RuleSet:
         """`score_uncached(...).to_json()`, through evaluate_json where the rule set has one."""
         options = self.make_options(options)
         if self.evaluate_json is None:
-            return self._score_uncached(hand, context, options).to_json()
+            return self._score_uncached(hand, context, options).to_json(shared=False)  # made here, held nowhere
         self.check(hand, context)
         out = self.evaluate_json(hand, context, options)
         if out["reason"] == NOT_WINNING:
