@@ -168,9 +168,10 @@ def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float 
 
 def _complete(meta: dict) -> bool:
     """Every tile of the hand is labelled, and with its face wherever a face must be read (only a
-    concealed kong may lie face down)."""
+    concealed kong may lie face down); a stacked kong's fourth tile lies hidden under its top one."""
     hand = meta["hand"]
-    size = len(hand["concealed"]) + 1 + sum(len(m["tiles"]) for m in hand["melds"]) + len(hand["flowers"])
+    size = (len(hand["concealed"]) + 1 + sum(len(m["tiles"]) for m in hand["melds"]) + len(hand["flowers"])
+            - sum(bool(g.get("stacked")) for g in meta["groups"]))
     labelled = [t for t in meta["tiles"] if t["role"] in HAND_ROLES]
     faceless = [t for t in labelled if t["code"] == BACK and t["role"] != "kong"]
     return len(labelled) == size and not faceless

@@ -26,6 +26,7 @@ class RowSpec:
     shrink: float = 0.0  # perspective: the last tile is (1 - shrink) times the first
     bend: float = 0.0  # arc: vertical offset at the row's ends relative to its middle, pixels
     probs: dict[int, tuple[tuple[str, float], ...]] = field(default_factory=dict)
+    raised: dict[int, float] = field(default_factory=dict)  # pixels up: tile i lies on another (a stacked kong)
 
 
 def row_detections(spec: RowSpec) -> list[Detection]:
@@ -42,7 +43,7 @@ def row_detections(spec: RowSpec) -> list[Detection]:
         u = (k - (n - 1) / 2) / max((n - 1) / 2, 1)
         lift = spec.bend * u * u
         cx = spec.origin[0] + (along + w / 2) * ca
-        cy = spec.origin[1] + spec.tile_h / 2 + (along + w / 2) * sa + lift
+        cy = spec.origin[1] + spec.tile_h / 2 + (along + w / 2) * sa + lift - spec.raised.get(k, 0.0)
         if k in spec.sideways:  # bottom-aligned with its upright neighbours
             cx -= (spec.tile_h * s - h) / 2 * sa
             cy += (spec.tile_h * s - h) / 2 * ca

@@ -363,6 +363,51 @@ def test_kong_hints_beyond_the_face_down_kongs_are_warned_of():
     assert "--kong 5s 1m: ignored, the photo shows 1 kong(s) with all four tiles face down" in result.warnings
 
 
+def _stacked_scene(codes, raised, **kw):
+    """A hand with a meld of three tiles in front, the middle one lifted `raised` pixels (of a
+    56-pixel tile): a kong with its fourth tile on the middle one, seen from higher or lower."""
+    tiles = hand_row(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"], "9s")
+    return tiles + row_detections(RowSpec(codes, origin=(150, 380), raised={1: raised}, **kw))
+
+
+@pytest.mark.parametrize("raised", [14, 28])  # 0.25 and 0.5 of a tile's height
+def test_a_kong_stacked_on_its_middle_tile_is_read_as_four_tiles(raised):
+    result = read_detections(_stacked_scene(["9m"] * 3, raised), rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False}]
+    kongs = [g.to_json() for g in result.groups if g.kind == "kong"]
+    assert [(g["label"], g["stacked"], len(g["tiles"])) for g in kongs] == [("exposed kong (stacked)", True, 3)]
+    assert not result.warnings
+
+
+def test_a_pung_or_chow_with_its_middle_tile_off_line_is_no_stacked_kong():
+    pung = read_detections(_stacked_scene(["9m"] * 3, 4), rules=RULES)  # laid a little untidily
+    assert pung.hand["melds"] == [{"kind": "pung", "tiles": ["9m"] * 3, "concealed": False}]
+    chow = read_detections(_stacked_scene(["4m", "5m", "6m"], 20), rules=RULES)  # no chow is stacked
+    assert chow.hand["melds"] == [{"kind": "chow", "tiles": ["4m", "5m", "6m"], "concealed": False}]
+
+
+@pytest.mark.parametrize("raised", [0, 14])  # from straight above the top tile shows no lift
+def test_three_tiles_face_down_with_one_face_up_on_the_middle_are_a_concealed_kong(raised):
+    result = read_detections(_stacked_scene(["back", "6z", "back"], raised), rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
+    assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong (stacked)"]
+    assert not any("face-down" in w or "face down" in w for w in result.warnings)
+
+
+def test_a_stacked_kong_seen_from_above_is_named_with_kong():
+    from_above = _stacked_scene(["9m"] * 3, 0)
+    assert read_detections(from_above, rules=RULES).hand["melds"][0]["kind"] == "pung"
+    named = read_detections(from_above, rules=RULES, kong_codes=["9m"])
+    assert named.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False}]
+    # A hint naming a stacked kong the photo shows is its own, not one beyond the face-down kongs.
+    seen = read_detections(_stacked_scene(["9m"] * 3, 14), rules=RULES, kong_codes=["9m"])
+    for result in (named, seen):
+        assert result.hand["melds"][0]["tiles"] == ["9m"] * 4 and not any("--kong" in w for w in result.warnings)
+    other = read_detections(from_above, rules=RULES, kong_codes=["5p"])
+    assert other.hand["melds"][0]["kind"] == "pung"
+    assert "--kong 5p: ignored, the photo shows 0 kong(s) with all four tiles face down" in other.warnings
+
+
 def _boxed_run_in_front(concealed, winning, run):
     tiles = hand_row(concealed, winning)
     front = row_detections(RowSpec(run, origin=(150, 380)))

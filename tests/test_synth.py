@@ -194,6 +194,38 @@ def test_hand_meta_is_the_drawn_winning_hand(atlas):
     assert complete > 0
 
 
+def test_a_stacked_kong_labels_its_three_tiles_in_view_and_counts_the_fourth_as_hidden(atlas, monkeypatch):
+    from mjsynth import layouts
+
+    monkeypatch.setattr(layouts, "STACKED_EXPOSED_KONGS", 1.0)
+    monkeypatch.setattr(layouts, "STACKED_CONCEALED_KONGS", 1.0)
+    seen = 0
+    for k in range(60):
+        s = make_sample(np.random.default_rng([11, k]), atlas, "hand", 640, 480)
+        stacked = [g for g in s.meta["groups"] if g["stacked"]]
+        if not stacked or not s.meta["hand_complete"]:
+            continue
+        hand = s.meta["hand"]
+        size = len(hand["concealed"]) + 1 + sum(len(m["tiles"]) for m in hand["melds"])
+        labelled = [t for t in s.meta["tiles"] if t["role"] != "other"]
+        assert len(labelled) == size - len(stacked)  # the fourth tile lies under the middle one
+        assert all(t["role"] != "under" for t in labelled)
+        for g in stacked:
+            shown = sorted((t for t in labelled if t["group"] == g["id"]), key=lambda t: t["box"][0])
+            assert len(shown) == 3 and len({t["true_code"] for t in shown}) == 1
+            faces = ["B" if t["code"] == "back" else "U" for t in shown]
+            assert faces == (["B", "U", "B"] if g["concealed"] else ["U"] * 3)
+        seen += 1
+    assert seen >= 2
+    size = random_tile_size(np.random.default_rng(0))
+    drawn = (layouts.hand_layout(np.random.default_rng([12, k]), size) for k in range(60))
+    layout = next(lay for lay in drawn if any(t.role == "under" for t in lay.tiles))
+    for under in (t for t in layout.tiles if t.role == "under"):
+        top = next(t for t in layout.tiles if t.group == under.group and t.pose.centre[2] > size.d)
+        assert top.pose.centre[2] == pytest.approx(under.pose.centre[2] + size.d)
+        assert np.linalg.norm(top.pose.centre[:2] - under.pose.centre[:2]) < size.w / 4
+
+
 def _scoring_rules() -> str | None:
     try:
         from scoring import available_rulesets

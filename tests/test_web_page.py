@@ -369,6 +369,33 @@ def test_a_pung_with_a_tile_corrected_away_is_no_set_and_is_not_sent(page, base_
     expect(page.locator("#warnings")).to_have_class(re.compile("stale"))  # the photo's notes no longer hold
 
 
+def test_a_stacked_kong_is_scored_as_four_tiles_and_its_toggle_makes_it_a_pung_and_back(page, base_url,
+                                                                                       winning_reading):
+    """A kong shown as three tiles with the fourth on the middle one (the pipeline's `stacked`
+    group) is sent as four; the group's toggle reads it as a pung, and a pung (a stacked kong seen
+    from above) as a kong again."""
+    answer = photo_answer(page, base_url, SAMPLE)
+    tiles = answer["tiles"]
+    concealed = next(g for g in answer["groups"] if g["kind"] == "concealed")
+    kong = [i for i in concealed["tiles"] if tiles[i]["code"] == "8m"][:2] + [concealed["tiles"][-1]]
+    for i in kong:
+        tiles[i]["code"] = "8m"
+    concealed["tiles"] = [i for i in concealed["tiles"] if i not in kong]
+    answer["groups"].append({"kind": "kong", "concealed": False, "tiles": kong, "stacked": True})
+    page.route("**/api/photo", lambda route: route.fulfill(json=answer))
+    name = page.locator("#groups .group.meld .group-name")
+    with page.expect_response(lambda r: "/api/score" in r.url) as scored:
+        upload_sample(page)
+    expect(name).to_have_text("kong (stacked) · exposed")
+    assert scored.value.request.post_data_json["melds"] == [{"kind": "kong", "tiles": ["8m"] * 4, "concealed": False}]
+    for shown, meld in [("pung · exposed", {"kind": "pung", "tiles": ["8m"] * 3, "concealed": False}),
+                        ("kong (stacked) · exposed", {"kind": "kong", "tiles": ["8m"] * 4, "concealed": False})]:
+        with page.expect_response(lambda r: "/api/score" in r.url) as scored:
+            page.click("#groups .group.meld button.stack")
+        expect(name).to_have_text(shown)
+        assert scored.value.request.post_data_json["melds"] == [meld]
+
+
 def test_a_stray_tile_leaves_the_hand_and_joins_it_again(page, winning_reading):
     upload_sample(page)
     original = page.locator("#total").inner_text()

@@ -173,7 +173,7 @@ def _summary(result: PhotoResult, group) -> str | None:
     if group.kind not in ("pung", "kong") or len(codes) != 1:
         return None
     down = sum(result.tiles[i].detected == BACK for i in group.tiles)
-    return f"{codes.pop()} x{len(group.tiles)}" + (f", {down} down" if down else "")
+    return f"{codes.pop()} x{len(group.tiles) + group.stacked}" + (f", {down} down" if down else "")
 
 
 def _tile_colour(result: PhotoResult, tile) -> tuple[int, int, int]:

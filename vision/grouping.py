@@ -82,7 +82,12 @@ BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else 
 SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two readings of one group
 # In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
 # ends down or the middle two down (B = down, U = up).
-KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
+STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
+KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU", STACKED_KONG_FACES)
+# A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
+# the top tile's edges lie above those of the two beside it, by this much of their height at the
+# least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.08 off its ends).
+STACK_RAISE = 0.15
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,7 @@ class MeldLayout:
     concealed: bool  # True only for a concealed kong
     claimed: int | None  # the sideways tile, when one was seen
     from_box: bool  # found by a detector grouping box rather than by gaps
+    stacked: bool = False  # a kong shown as three tiles: a fourth like the middle one lies under it
 
 
 @dataclass(frozen=True)
@@ -315,9 +321,10 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
             f"{len(lone)} tile(s) fit no meld and are not in the concealed row: "
             + ", ".join(tiles[i].code for i in lone)
         )
+    melds = [_as_stacked(tiles, m) for m in melds]
     melds.sort(key=lambda m: tiles[m.tiles[0]].center[0])
     if reversed_view:
-        melds = [MeldLayout(m.tiles[::-1], m.concealed, m.claimed, m.from_box) for m in reversed(melds)]
+        melds = [replace(m, tiles=m.tiles[::-1]) for m in reversed(melds)]
     return Layout(
         tiles=in_photo,
         level=tiles,
@@ -460,7 +467,8 @@ def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> li
                 nearest[k] = (distance(i, j), angles[i, j])
     typical = statistics.median(a for _, a in nearest.values()) if pairs else 0.0
     candidates = sorted(
-        (distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) <= ROW_ANGLE_TOLERANCE
+        [(distance(i, j), i, j) for (i, j) in pairs if abs(angles[i, j] - typical) <= ROW_ANGLE_TOLERANCE]
+        + [(distance(i, j), i, j) for (i, j) in _stack_links(tiles, indices)]
     )
     right: dict[int, int] = {}
     left: dict[int, int] = {}
@@ -481,6 +489,26 @@ def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> li
     for i in indices:
         groups.setdefault(find(i), []).append(i)
     return sorted(groups.values(), key=len, reverse=True)
+
+
+def _stack_links(tiles: Sequence[Detection], indices: list[int]) -> set[tuple[int, int]]:
+    """Pairs (left, right) linking the top tile of a stacked kong to the two tiles beside it: it
+    fills the hole between two tiles of a level row, raised above them, from a low camera too far
+    to pass as their row neighbour by its angle or overlap."""
+    links = set()
+    for a in indices:
+        for b in indices:
+            ta, tb = tiles[a], tiles[b]
+            hole = tb.box[0] - ta.box[2]
+            if hole < HOLE * max(ta.width, tb.width) or not _level(ta, tb):
+                continue
+            for m in indices:
+                t = tiles[m]
+                reach = SPLIT_GAP * t.width
+                if (t.box[0] - ta.box[2] <= reach and tb.box[0] - t.box[2] <= reach and ta.center[0] < t.center[0] < tb.center[0]
+                        and t.box[3] > min(ta.box[1], tb.box[1]) and _raised(ta, t, tb)):
+                    links |= {(a, m), (m, b)}
+    return links
 
 
 def _bbox(tiles: Sequence[Detection], row: list[int]) -> tuple[float, float, float, float]:
@@ -652,13 +680,14 @@ def _faces_of(tiles: Sequence[Detection], run: list[int]) -> str:
 
 
 def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int]:
-    """Face-down tiles of an ordered row that no four-tile window of the row shows as a kong."""
+    """Face-down tiles of an ordered row that no window of the row shows as a kong."""
     faces = _faces_of(tiles, row)
     in_kong = {
         start + k
-        for start in range(len(row) - 3)
-        if faces[start : start + 4] in KONG_FACE_PATTERNS
-        for k in range(4)
+        for pattern in KONG_FACE_PATTERNS
+        for start in range(len(row) - len(pattern) + 1)
+        if faces[start : start + len(pattern)] == pattern
+        for k in range(len(pattern))
     }
     return [i for n, i in enumerate(row) if faces[n] == "B" and n not in in_kong]
 
@@ -918,7 +947,7 @@ def _segment_meld(
         # A concealed kong has no claimed tile: a sideways one overrules a concealed-kong box.
         concealed = face_down or (box.code == KONG_CONCEALED and claimed is None)
         return MeldLayout(tuple(seg), concealed, claimed, True)
-    if len(seg) == 4 and any(tiles[i].code == BACK for i in seg):
+    if (len(seg) == 4 and any(tiles[i].code == BACK for i in seg)) or _faces_of(tiles, seg) == STACKED_KONG_FACES:
         return MeldLayout(tuple(seg), True, None, False)
     if use_sideways and len(seg) in (3, 4):
         claimed = _sideways_tile(tiles, seg, d)
@@ -933,6 +962,34 @@ def _run_melds(tiles: Sequence[Detection], run: list[int], d: tuple[float, float
     if len(run) in (3, 4):
         return [MeldLayout(tuple(run), len(run) == 4, None, False)]
     return _touching_melds(tiles, run, d, False)
+
+
+def meld_codes(shown: Sequence[str], stacked: bool) -> tuple[str, ...]:
+    """A meld's codes from those of its tiles in view, in order: a stacked kong's hidden fourth is
+    read as the middle one lying on it (a face-down tile there has taken the kong's code)."""
+    return tuple(shown[:2]) + tuple(shown[1:]) if stacked else tuple(shown)
+
+
+def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout) -> MeldLayout:
+    """The meld, read as a stacked kong when its three tiles show one: face down at the ends
+    (whatever box the detector drew), or face up with the middle tile raised (see STACK_RAISE)."""
+    if len(meld.tiles) != 3:
+        return meld
+    if _faces_of(tiles, list(meld.tiles)) == STACKED_KONG_FACES:
+        return replace(meld, concealed=True, claimed=None, stacked=True)
+    readings = [{code for code, _ in tiles[i].alternatives} | {tiles[i].code} for i in meld.tiles]
+    if meld.concealed or BACK in set.union(*readings) or not set.intersection(*readings):
+        return meld  # no tile lies face down in an exposed kong, and a chow is never stacked
+    a, m, b = sorted((tiles[i] for i in meld.tiles), key=lambda t: t.center[0])
+    return replace(meld, stacked=True) if _raised(a, m, b) else meld
+
+
+def _raised(a: Detection, m: Detection, b: Detection) -> bool:
+    """Tile `m`, between `a` and `b` of a level row, lies raised above their line (STACK_RAISE)."""
+    along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
+    raised_top = a.box[1] + along * (b.box[1] - a.box[1]) - m.box[1]
+    raised_bottom = a.box[3] + along * (b.box[3] - a.box[3]) - m.box[3]
+    return min(raised_top, raised_bottom) >= STACK_RAISE * max(a.height, m.height, b.height)
 
 
 def concealed_count(melds: int) -> int:

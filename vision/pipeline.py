@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import CLASS_NAMES, Detection, DetectionSet
-from vision.grouping import FLOWER_CODES, Layout, group_tiles, iou, row_tilt
+from vision.grouping import FLOWER_CODES, Layout, group_tiles, iou, meld_codes, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
-                           four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand)
+                           four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand,
+                           stacked_kongs_named)
 
 # A hand short of tiles with a tile this close (pixels) to the photo's edge is most likely cut
 # off there: on 1,000 development photos, 55 of the 59 such hands were.
@@ -152,16 +153,17 @@ class GroupResult:
     concealed: bool  # concealed row/kong (vs exposed meld)
     tiles: tuple[int, ...]  # indices into PhotoResult.tiles
     claimed: int | None = None  # sideways tile of an exposed meld
+    stacked: bool = False  # a kong shown as three tiles, its fourth (no tile here) under the middle one
 
     @property
     def label(self) -> str:
         if self.kind in ("concealed", "winning", "flowers"):
             return {"concealed": "concealed", "winning": "winning tile", "flowers": "flowers"}[self.kind]
-        return f"{'concealed' if self.concealed else 'exposed'} {self.kind}"
+        return f"{'concealed' if self.concealed else 'exposed'} {self.kind}" + " (stacked)" * self.stacked
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "label": self.label, "concealed": self.concealed,
-                "tiles": list(self.tiles), "claimed": self.claimed}
+                "tiles": list(self.tiles), "claimed": self.claimed, "stacked": self.stacked}
 
 
 @dataclass
@@ -555,8 +557,8 @@ def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
 def _read(detections: Sequence[Detection], request: ReadingRequest) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections), request.winning_tile)
-        layout = four_tile_runs_that_are_no_kong(
-            playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout))))
+        layout = stacked_kongs_named(four_tile_runs_that_are_no_kong(
+            playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout)))), request.kong_codes)
     except PhotoError as exc:
         return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
     result = _layout_result(layout)
@@ -614,18 +616,19 @@ def _layout_result(layout: Layout) -> PhotoResult:
     roles: dict[int, tuple[str, int | None]] = {}
     groups: list[GroupResult] = []
 
-    def add(kind: str, concealed: bool, members: Sequence[int], role: str, claimed: int | None = None):
+    def add(kind: str, concealed: bool, members: Sequence[int], role: str, claimed: int | None = None,
+            stacked: bool = False):
         if not members:
             return
         for i in members:
             roles[i] = (role, len(groups))
-        groups.append(GroupResult(kind, concealed, tuple(members), claimed))
+        groups.append(GroupResult(kind, concealed, tuple(members), claimed, stacked))
 
     add("concealed", True, layout.concealed, "concealed")
     if layout.winning is not None:
         add("winning", True, [layout.winning], "winning")
     for m in layout.melds:
-        add("meld", m.concealed, m.tiles, "meld", m.claimed)
+        add("meld", m.concealed, m.tiles, "meld", m.claimed, m.stacked)
     add("flowers", False, layout.flowers, "flower")
     for i in layout.unassigned:
         roles[i] = ("unassigned", None)
@@ -657,7 +660,7 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
     meld_groups = [g for g, group in enumerate(result.groups) if group.kind == "meld"]
     for g, meld in zip(meld_groups, best.hand["melds"]):
         group = result.groups[g]
-        result.groups[g] = GroupResult(meld["kind"], group.concealed, group.tiles, group.claimed)
+        result.groups[g] = replace(group, kind=meld["kind"])
     result.hand, result.score = best.hand, best.score
     result.confidence = best.probability
     result.score_confidence = reading.score_probability
@@ -720,7 +723,8 @@ def _fan_tile_indices(fan: Mapping[str, Any], result: PhotoResult) -> list[int]:
         wanted = sorted(occurrence)
         meld = next(
             (g for g in result.groups
-             if g.kind in ("chow", "pung", "kong") and sorted(result.tiles[i].code for i in g.tiles) == wanted),
+             if g.kind in ("chow", "pung", "kong")
+             and sorted(meld_codes([result.tiles[i].code for i in g.tiles], g.stacked)) == wanted),
             None,
         )
         if meld is not None:

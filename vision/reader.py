@@ -16,13 +16,13 @@ from __future__ import annotations
 import functools
 import heapq
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
 from vision.detections import BACK, TILE_CODES
-from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, standing_excess
+from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, standing_excess
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
@@ -205,7 +205,9 @@ def read_hand(
 def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...], warnings: list[str]) -> dict[int, str]:
     """Codes for kongs whose four tiles all lie face down, from the caller's hints, which name
     them left to right as seen in the photo (along its rows, where it was taken askew); hints
-    beyond those kongs are warned of."""
+    beyond those kongs are warned of. A hint naming a stacked kong (`stacked_kongs_named`) is its own."""
+    seen = {code for m in layout.melds if m.stacked for code in _read_by_all(layout, _face_up(layout, m))}
+    kong_codes = tuple(code for code in kong_codes if code not in seen)
     hidden = sorted(
         (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
         key=lambda n: min(layout.level[i].box[0] for i in layout.melds[n].tiles),
@@ -408,7 +410,7 @@ def _check_tile_count(layout: Layout, winning_tile: str | None) -> bool:
         return True
     if standing != expected:
         melds = f" beside {len(layout.melds)} meld(s)" if layout.melds else ""
-        total = standing + sum(len(m.tiles) for m in layout.melds)
+        total = standing + sum(len(m.tiles) + m.stacked for m in layout.melds)
         raise PhotoError(
             "not_winning",
             "tile_count",
@@ -439,7 +441,7 @@ def _k_best(lists: list[list[tuple[str, float]]]):
 
 def _melds_form(layout: Layout, codes: Mapping[int, str]) -> bool:
     """Whether each meld's tiles, as `codes` reads them, form a chow, pung or kong."""
-    return all(_is_meld(tuple(codes[i] for i in m.tiles)) for m in layout.melds)
+    return all(_is_meld(meld_codes([codes[i] for i in m.tiles], m.stacked)) for m in layout.melds)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -683,6 +685,29 @@ def _row_axis(layout: Layout) -> tuple[Callable[[int], float], Callable[[int], f
     return along, across, max(min(t.width, t.height) for t in row), span
 
 
+def _read_by_all(layout: Layout, tiles: Sequence[int]) -> set[str]:
+    """The playing codes among the readings of every one of `tiles`."""
+    readings = [{code for code, _ in layout.tiles[i].alternatives} or {layout.tiles[i].code} for i in tiles]
+    return set.intersection(*readings) & PLAYING_CODES
+
+
+def _face_up(layout: Layout, meld: MeldLayout) -> list[int]:
+    return [i for i in meld.tiles if layout.tiles[i].code != BACK]
+
+
+def stacked_kongs_named(layout: Layout, kong_codes: Sequence[str]) -> Layout:
+    """The layout with each three-tile exposed meld that a code of `kong_codes` names (every tile
+    can read it) taken for a stacked kong: seen from straight above, a kong with its fourth tile on
+    the middle one shows no more than a pung does."""
+    named = set(kong_codes)
+    melds = tuple(
+        replace(m, stacked=True)
+        if len(m.tiles) == 3 and not m.stacked and not m.concealed and named & _read_by_all(layout, m.tiles) else m
+        for m in layout.melds
+    )
+    return layout if melds == layout.melds else replace(layout, melds=melds)
+
+
 def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
     """Read as concealed tiles the four-tile melds that can be no kong (no code among all four
     tiles' readings; none face down or sideways) when the hand is one tile short per such meld.
@@ -690,12 +715,8 @@ def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
     The detector's meld boxes sometimes fall on four concealed tiles lying apart (a pair and a
     pair, say); taken for a kong, they leave the concealed row a tile short.
     """
-    def kong_codes(meld: MeldLayout) -> set[str]:
-        readings = [{code for code, _ in layout.tiles[i].alternatives} or {layout.tiles[i].code} for i in meld.tiles]
-        return set.intersection(*readings) & PLAYING_CODES
-
     no_kongs = [m for m in layout.melds
-                if len(m.tiles) == 4 and m.claimed is None and not kong_codes(m)
+                if len(m.tiles) == 4 and m.claimed is None and not _read_by_all(layout, m.tiles)
                 and all(layout.tiles[i].code != BACK for i in m.tiles)]
     if not no_kongs or -standing_excess(layout) != len(no_kongs):
         return layout
@@ -739,7 +760,7 @@ def _hand_dict(
     those in the photo and `unseen_flowers`, named by the caller but not seen."""
     melds = []
     for m in layout.melds:
-        tiles = [codes[i] for i in m.tiles]
+        tiles = list(meld_codes([codes[i] for i in m.tiles], m.stacked))
         kind = "kong" if len(tiles) == 4 else "pung" if len(set(tiles)) == 1 else "chow"
         meld = {"kind": kind, "tiles": tiles, "concealed": m.concealed}
         if m.claimed is not None:

@@ -36,7 +36,7 @@ class PlacedTile:
     true_code: str
     pose: Pose
     face_up: bool  # the face points away from the table or stands upright
-    role: str  # concealed | winning | meld | kong | flower | other
+    role: str  # concealed | winning | meld | kong | flower | under | other
     group: int | None = None
 
 
@@ -54,6 +54,7 @@ class Group:
     id: int
     kind: str  # chow | pung | kong
     concealed: bool
+    stacked: bool = False  # a kong shown as three tiles, the fourth lying on the middle one
 
 
 @dataclass
@@ -142,6 +143,11 @@ def _row(items: list[_Item], x0: float, y_near: float, size: TileSize, gap: floa
     return placed, x
 
 
+# Many tables show a kong as three tiles with the fourth on the middle one; the reader must see it.
+STACKED_EXPOSED_KONGS = 0.3
+STACKED_CONCEALED_KONGS = 0.15
+
+
 def _kong_face_pattern(rng: np.random.Generator) -> list[bool]:
     roll = rng.random()
     if roll < 0.45:
@@ -153,6 +159,28 @@ def _kong_face_pattern(rng: np.random.Generator) -> list[bool]:
     return [True] * 4
 
 
+def _stacked_kong(tiles: list[str], exposed: bool, claimed: int | None, group: int) -> list[_Item]:
+    """A kong laid as three tiles with the fourth on the middle one (the last item): face up
+    when exposed, else on three tiles face down, as many tables show a concealed kong."""
+    role = "meld" if exposed else "kong"
+    bottom = [_Item(t, exposed, exposed and k == claimed, role, group) for k, t in enumerate(tiles[:3])]
+    bottom[1].role = "under"
+    return bottom + [_Item(tiles[3], True, bottom[1].sideways, role, group)]
+
+
+def _place_meld(rng: np.random.Generator, items: list[_Item], x: float, y_near: float, size: TileSize,
+                gap: float, stacked: bool) -> tuple[list[PlacedTile], float]:
+    """A meld laid flat from x; a stacked kong's last item lies on its middle tile, a little off."""
+    if not stacked:
+        return _row(items, x, y_near, size, gap, False)
+    placed, x_end = _row(items[:3], x, y_near, size, gap, False)
+    top, below = items[3], placed[1].pose
+    dx, dy = rng.normal(0, size.w * 0.04, 2)
+    yaw = np.arctan2(-below.v[0], below.v[1]) + rng.normal(0, 0.03)
+    pose = flat_pose(below.centre[0] + dx, below.centre[1] + dy, yaw, size, True, z=size.d)
+    return placed + [PlacedTile(top.code, pose, True, top.role, top.group)], x_end
+
+
 def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     hand: WinningHand = random_winning_hand(rng)
     gap = rng.uniform(0.0, 1.2)
@@ -160,14 +188,17 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     groups: list[Group] = []
     meld_rows: list[list[_Item]] = []
     for s in hand.sets:
-        if s.exposed:
-            g = Group(len(groups), s.kind, False)
-            groups.append(g)
+        if not s.exposed and s.kind != "kong":
+            continue
+        stacked = s.kind == "kong" and rng.random() < (STACKED_EXPOSED_KONGS if s.exposed else STACKED_CONCEALED_KONGS)
+        g = Group(len(groups), s.kind, not s.exposed, stacked)
+        groups.append(g)
+        if stacked:
+            meld_rows.append(_stacked_kong(s.tiles, s.exposed, s.claimed_index, g.id))
+        elif s.exposed:
             meld_rows.append([_Item(t, True, k == s.claimed_index, "meld", g.id)
                               for k, t in enumerate(s.tiles)])
-        elif s.kind == "kong":
-            g = Group(len(groups), "kong", True)
-            groups.append(g)
+        else:
             meld_rows.append([_Item(t, up, False, "kong", g.id)
                               for t, up in zip(s.tiles, _kong_face_pattern(rng))])
     concealed = hand.concealed_tiles()
@@ -189,8 +220,8 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     else:  # continuing the concealed row, far edges level with it
         row_depth = size.d if standing else size.h
         x, y_near = x_end + size.w * rng.uniform(0.5, 1.5), row_depth - size.h
-    for row in [meld_rows[i] for i in rng.permutation(len(meld_rows))]:
-        placed, x = _row(row, x, y_near, size, gap, False)
+    for n in rng.permutation(len(meld_rows)):
+        placed, x = _place_meld(rng, meld_rows[n], x, y_near, size, gap, groups[n].stacked)
         tiles += placed
         x += size.w * rng.uniform(0.2, 0.8)
     if hand.flowers:  # set apart at the far left, in front or level with the row

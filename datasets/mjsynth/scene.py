@@ -121,7 +121,8 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
     _, counts, faces = _boxes(ids, n)
     names: list[str | None] = []
     for i in range(n):
-        if r.body_areas[i] <= 0 or counts[i] < BODY_SHOWN * r.body_areas[i]:
+        if (r.body_areas[i] <= 0 or counts[i] < BODY_SHOWN * r.body_areas[i]
+                or layout.tiles[i].role == "under"):  # a stacked kong's hidden tile: its edge is no tile to find
             names.append(None)
         elif r.face_areas[i] > 0:  # the face looks at the camera: readable, or ambiguous
             readable = (r.face_areas[i] >= MIN_FACE_PX and r.face_short_sides[i] >= MIN_FACE_SIDE
@@ -173,11 +174,11 @@ def make_sample(rng: np.random.Generator, atlas: Atlas, kind: str, width: int, h
         b = boxes[members]
         box = (float(b[:, 0].min()), float(b[:, 1].min()), float(b[:, 2].max()), float(b[:, 3].max()))
         labels.append(Label(KONG_CONCEALED if g.concealed else MELD_EXPOSED, box))
-        groups_meta.append({"id": g.id, "kind": g.kind, "concealed": g.concealed,
+        groups_meta.append({"id": g.id, "kind": g.kind, "concealed": g.concealed, "stacked": g.stacked,
                             "box": [round(v, 1) for v in box]})
     # True when every tile of the hand got a label, i.e. the photo shows the whole hand
     hand_complete = layout.hand is not None and all(
-        name is not None for t, name in zip(layout.tiles, names) if t.role != "other")
+        name is not None for t, name in zip(layout.tiles, names) if t.role not in ("other", "under"))
     meta = {"layout": layout.kind, "source": atlas.source, "width": width, "height": height,
             "tiles": tiles_meta, "groups": groups_meta, "hand": layout.hand,
             "hand_complete": hand_complete}

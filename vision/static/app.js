@@ -226,7 +226,8 @@ function loadReading(body) {
       concealedGroup().tiles.push(...indices);
       continue;
     }
-    state.groups.push({ role: "meld", tiles: indices, concealed: Boolean(g.concealed) });
+    const stacked = Boolean(g.stacked) && indices.length === 3;
+    state.groups.push({ role: "meld", tiles: indices, concealed: Boolean(g.concealed), stacked });
   }
   const leftovers = state.tiles.map((_, i) => i).filter((i) => !placed.has(i));
   if (leftovers.length) state.groups.push({ role: "unassigned", tiles: leftovers, concealed: true });
@@ -287,6 +288,12 @@ function meldKind(codes) {
   return oneSuit && ranks[1] === ranks[0] + 1 && ranks[2] === ranks[1] + 1 ? "chow" : null;
 }
 
+// A meld's codes; a stacked kong shows three tiles, its fourth lies under the middle one.
+function groupCodes(g) {
+  const codes = g.tiles.map((i) => state.tiles[i].code);
+  return g.stacked ? [...codes.slice(0, 2), ...codes.slice(1)] : codes;
+}
+
 function sortCodes(codes) {
   const order = (c) => ("mpszf".indexOf(c[1]) * 10) + Number(c[0]);
   return [...codes].sort((a, b) => order(a) - order(b));
@@ -296,7 +303,7 @@ function currentHand() {
   const concealed = [];
   const melds = [];
   for (const g of state.groups) {
-    const codes = g.tiles.map((i) => state.tiles[i].code);
+    const codes = groupCodes(g);
     if (g.role === "concealed") {
       g.tiles.filter((i) => i !== state.winning).forEach((i) => concealed.push(state.tiles[i].code));
     } else if (g.role === "meld") {
@@ -351,9 +358,9 @@ async function rescore() {
     showScore({ ok: false, error: { code: "no_winning_tile", message: "Tap a tile and mark it as the winning tile." } });
     return;
   }
-  const unset = state.groups.find((g) => g.role === "meld" && !meldKind(g.tiles.map((i) => state.tiles[i].code)));
+  const unset = state.groups.find((g) => g.role === "meld" && !meldKind(groupCodes(g)));
   if (unset) {
-    const codes = unset.tiles.map((i) => state.tiles[i].code).join(" ");
+    const codes = groupCodes(unset).join(" ");
     showScore({ ok: false, error: { code: "bad_meld", message: `${codes} is not a set: correct its tiles.` } });
     return;
   }
@@ -456,9 +463,9 @@ function renderGroups() {
     row.className = `group ${g.role}`;
     const name = document.createElement("span");
     name.className = "group-name";
-    const codes = g.tiles.map((i) => state.tiles[i].code);
     if (g.role === "meld") {
-      name.textContent = `${meldKind(codes) || "not a set"} · ${g.concealed ? "concealed" : "exposed"}`;
+      const kind = meldKind(groupCodes(g)) || "not a set";
+      name.textContent = `${kind}${g.stacked ? " (stacked)" : ""} · ${g.concealed ? "concealed" : "exposed"}`;
     } else {
       name.textContent = { concealed: "concealed hand", flowers: "flowers", unassigned: "unassigned (not scored)" }[g.role];
     }
@@ -479,9 +486,27 @@ function renderGroups() {
         rescore();
       });
       row.append(toggle);
+      if (g.tiles.length === 3) row.append(stackToggle(g));
     }
     root.append(row);
   }
+}
+
+// Three tiles of a kind may be a kong with its fourth tile stacked on the middle one, which a photo
+// taken from above cannot show.
+function stackToggle(g) {
+  const toggle = document.createElement("button");
+  toggle.type = "button";
+  toggle.className = "toggle stack";
+  toggle.textContent = g.stacked ? "not stacked" : "a fourth under it";
+  toggle.title = "a kong laid as three tiles with the fourth on the middle one";
+  toggle.addEventListener("click", () => {
+    g.stacked = !g.stacked;
+    markEdited();
+    render();
+    rescore();
+  });
+  return toggle;
 }
 
 function showScore(result, hand) {
@@ -552,7 +577,7 @@ function fanTiles(fan) {
   const found = new Set();
   for (const occurrence of occurrences) {
     const wanted = sortCodes(occurrence).join(",");
-    const meld = melds.find((g) => sortCodes(g.tiles.map((i) => state.tiles[i].code)).join(",") === wanted);
+    const meld = melds.find((g) => sortCodes(groupCodes(g)).join(",") === wanted);
     if (meld) {
       meld.tiles.forEach((i) => found.add(i));
       continue;
@@ -587,7 +612,7 @@ function openPicker(i) {
     b.classList.toggle("likely", likely.has(b.dataset.code));
   });
   // A face-down tile is scored only in a concealed kong, as the kong's face-up tile.
-  const inKong = state.groups.some((g) => g.role === "meld" && g.tiles.length === 4 && g.tiles.includes(i));
+  const inKong = state.groups.some((g) => g.role === "meld" && (g.tiles.length === 4 || g.stacked) && g.tiles.includes(i));
   $("picker-tiles").querySelector("[data-code='back']").hidden = !inKong;
   // A tile of a neighbour or a discard, read as the hand's, leaves it; one left out joins it.
   const unassigned = state.groups.some((g) => g.role === "unassigned" && g.tiles.includes(i));
