@@ -375,8 +375,15 @@ def test_a_kong_stacked_on_its_middle_tile_is_read_as_four_tiles(raised):
     result = read_detections(_stacked_scene(["9m"] * 3, raised), rules=RULES)
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False}]
     kongs = [g.to_json() for g in result.groups if g.kind == "kong"]
-    assert [(g["label"], g["stacked"], len(g["tiles"])) for g in kongs] == [("exposed kong (stacked)", True, 3)]
+    assert [(g["label"], g["stacked"], len(g["tiles"])) for g in kongs] == [("exposed kong, stacked", True, 3)]
     assert not result.warnings
+
+
+def test_the_photo_command_prints_a_stacked_kong_as_one():
+    from vision.photo_cli import format_result
+
+    text = format_result(read_detections(_stacked_scene(["9m"] * 3, 14), rules=RULES), RULES)
+    assert "meld:         9m 9m 9m 9m  (exposed kong, stacked)" in text.splitlines()
 
 
 def test_a_pung_or_chow_with_its_middle_tile_off_line_is_no_stacked_kong():
@@ -390,7 +397,7 @@ def test_a_pung_or_chow_with_its_middle_tile_off_line_is_no_stacked_kong():
 def test_three_tiles_face_down_with_one_face_up_on_the_middle_are_a_concealed_kong(raised):
     result = read_detections(_stacked_scene(["back", "6z", "back"], raised), rules=RULES)
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
-    assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong (stacked)"]
+    assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong, stacked"]
     assert not any("face-down" in w or "face down" in w for w in result.warnings)
 
 

@@ -44,7 +44,8 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--kong", metavar="CODE", action="append", default=[],
-        help="the tile of a concealed kong laid all face down (repeat for each, left to right in the photo)",
+        help="the tile of a concealed kong laid all face down (repeat for each, left to right in the photo), "
+             "or of a kong stacked as three tiles (the fourth on the middle one) that the photo shows as a pung",
     )
     parser.add_argument(
         "--flowers", metavar="CODES", type=_flower_list,
@@ -132,9 +133,9 @@ def format_result(result, rules: str, options: list[str] = ()) -> str:
     if result.hand:
         hand = result.hand
         lines.append(f"concealed:    {' '.join(hand['concealed'])}")
-        for m in hand["melds"]:
-            state = "concealed" if m["concealed"] else "exposed"
-            lines.append(f"meld:         {' '.join(m['tiles'])}  ({state} {m['kind']})")
+        meld_groups = [g for g in result.groups if g.kind in ("chow", "pung", "kong")]  # in the hand's order
+        for m, group in zip(hand["melds"], meld_groups):
+            lines.append(f"meld:         {' '.join(m['tiles'])}  ({group.label})")
         lines.append(f"winning tile: {hand['winning_tile']}")
         if hand["flowers"]:
             lines.append(f"flowers:      {' '.join(hand['flowers'])}")

@@ -159,7 +159,7 @@ class GroupResult:
     def label(self) -> str:
         if self.kind in ("concealed", "winning", "flowers"):
             return {"concealed": "concealed", "winning": "winning tile", "flowers": "flowers"}[self.kind]
-        return f"{'concealed' if self.concealed else 'exposed'} {self.kind}" + " (stacked)" * self.stacked
+        return f"{'concealed' if self.concealed else 'exposed'} {self.kind}" + ", stacked" * self.stacked
 
     def to_json(self) -> dict:
         return {"kind": self.kind, "label": self.label, "concealed": self.concealed,
