@@ -348,18 +348,25 @@ def test_a_meld_that_loses_a_tile_to_the_flowers_rejoins_the_concealed_hand(page
     expect_score_shown(page, score_json(as_flower))
 
 
-def test_a_pung_with_a_tile_corrected_away_is_no_set_and_is_not_sent(page, base_url, winning_reading):
-    """The sample's 8m pair plus another tile made an exposed pung: one of its tiles corrected to
-    another code leaves three tiles that make no set, which the page says instead of scoring."""
+def answer_with_an_8m_meld(page, base_url, **group) -> list[int]:
+    """The sample's answer with its 8m pair and another concealed tile, read 8m, made an exposed
+    meld (its group given `group`'s fields), served as the photo's reading; the meld's tiles."""
     answer = photo_answer(page, base_url, SAMPLE)
     tiles = answer["tiles"]
     concealed = next(g for g in answer["groups"] if g["kind"] == "concealed")
-    pung = [i for i in concealed["tiles"] if tiles[i]["code"] == "8m"][:2] + [concealed["tiles"][-1]]
-    for i in pung:
+    meld = [i for i in concealed["tiles"] if tiles[i]["code"] == "8m"][:2] + [concealed["tiles"][-1]]
+    for i in meld:
         tiles[i]["code"] = "8m"
-    concealed["tiles"] = [i for i in concealed["tiles"] if i not in pung]
-    answer["groups"].append({"kind": "pung", "concealed": False, "tiles": pung})
+    concealed["tiles"] = [i for i in concealed["tiles"] if i not in meld]
+    answer["groups"].append({"concealed": False, "tiles": meld, **group})
     page.route("**/api/photo", lambda route: route.fulfill(json=answer))
+    return meld
+
+
+def test_a_pung_with_a_tile_corrected_away_is_no_set_and_is_not_sent(page, base_url, winning_reading):
+    """The sample's 8m pair plus another tile made an exposed pung: one of its tiles corrected to
+    another code leaves three tiles that make no set, which the page says instead of scoring."""
+    pung = answer_with_an_8m_meld(page, base_url, kind="pung")
     upload_sample(page)
     expect(page.locator("#groups .group.meld .group-name")).to_have_text("pung · exposed")
     page.click(f"#groups .chip[data-tile='{pung[0]}']")
@@ -374,15 +381,7 @@ def test_a_stacked_kong_is_scored_as_four_tiles_and_its_toggle_makes_it_a_pung_a
     """A kong shown as three tiles with the fourth on the middle one (the pipeline's `stacked`
     group) is sent as four; the group's toggle reads it as a pung, and a pung (a stacked kong seen
     from above) as a kong again."""
-    answer = photo_answer(page, base_url, SAMPLE)
-    tiles = answer["tiles"]
-    concealed = next(g for g in answer["groups"] if g["kind"] == "concealed")
-    kong = [i for i in concealed["tiles"] if tiles[i]["code"] == "8m"][:2] + [concealed["tiles"][-1]]
-    for i in kong:
-        tiles[i]["code"] = "8m"
-    concealed["tiles"] = [i for i in concealed["tiles"] if i not in kong]
-    answer["groups"].append({"kind": "kong", "concealed": False, "tiles": kong, "stacked": True})
-    page.route("**/api/photo", lambda route: route.fulfill(json=answer))
+    answer_with_an_8m_meld(page, base_url, kind="kong", stacked=True)
     name = page.locator("#groups .group.meld .group-name")
     with page.expect_response(lambda r: "/api/score" in r.url) as scored:
         upload_sample(page)
