@@ -389,16 +389,64 @@ def test_the_photo_command_prints_a_stacked_kong_as_one():
 def test_a_pung_or_chow_with_its_middle_tile_off_line_is_no_stacked_kong():
     pung = read_detections(_stacked_scene(["9m"] * 3, 4), rules=RULES)  # laid a little untidily
     assert pung.hand["melds"] == [{"kind": "pung", "tiles": ["9m"] * 3, "concealed": False}]
-    chow = read_detections(_stacked_scene(["4m", "5m", "6m"], 20), rules=RULES)  # no chow is stacked
+    chow = read_detections(_stacked_scene(["4m", "5m", "6m"], 10), rules=RULES)  # no chow is stacked
     assert chow.hand["melds"] == [{"kind": "chow", "tiles": ["4m", "5m", "6m"], "concealed": False}]
 
 
-@pytest.mark.parametrize("raised", [0, 14])  # from straight above the top tile shows no lift
-def test_three_tiles_face_down_with_one_face_up_on_the_middle_are_a_concealed_kong(raised):
-    result = read_detections(_stacked_scene(["back", "6z", "back"], raised), rules=RULES)
+@pytest.mark.parametrize("raised, boxed", [(14, False), (0, True)])  # from straight above the top tile shows no lift
+def test_three_tiles_face_down_with_one_face_up_on_the_middle_are_a_concealed_kong(raised, boxed):
+    tiles = _stacked_scene(["back", "6z", "back"], raised)
+    result = read_detections(tiles + [group_box(tiles[-3:], "kong_concealed")] * boxed, rules=RULES)
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
     assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong, stacked"]
     assert not any("face-down" in w or "face down" in w for w in result.warnings)
+
+
+def test_a_chow_apart_in_the_row_with_its_ends_read_face_down_is_no_stacked_kong():
+    """Two tiles misread face down either side of a third, not raised and under no kong box."""
+    probs = {10: (("back", 0.9), ("4p", 0.1)), 12: (("back", 0.9), ("6p", 0.1))}
+    codes = ["1m", "2m", "3m", "7s", "8s", "9s", "1z", "1z", "2z", "2z", "4p", "5p", "6p"]
+    tiles = row_detections(RowSpec(codes + ["2z"], gaps_after={9: 8, 12: 20}, probs=probs))
+    result = read_detections(tiles, rules=RULES)
+    assert result.hand is None or not any(m["kind"] == "kong" for m in result.hand["melds"])
+
+
+def test_a_kong_hint_names_the_face_down_kong_not_a_pung_that_faintly_reads_its_code():
+    faint = (("2s", 0.97), ("3s", 0.02), ("1s", 0.01))
+    tiles = hand_row(["1m", "2m", "3m", "4p", "5p", "6p", "7s"], "7s")
+    tiles += row_detections(RowSpec(["2s"] * 3, origin=(150, 380), probs={k: faint for k in range(3)}))
+    tiles += row_detections(RowSpec(["back"] * 4, origin=(330, 380)))
+    result = read_detections(tiles, rules=RULES, kong_codes=["3s"])
+    assert sorted((m["kind"], m["tiles"][0]) for m in result.hand["melds"]) == [("kong", "3s"), ("pung", "2s")]
+
+
+def test_a_pung_with_its_middle_tile_pushed_back_is_a_pung_where_only_that_wins():
+    """The fourth 2s lies in the concealed hand: as a stacked kong the hand would hold five."""
+    tiles = hand_row(["1m", "2m", "3m", "4p", "5p", "6p", "1s", "2s", "3s", "9m"], "9m")
+    result = read_detections(tiles + row_detections(RowSpec(["2s"] * 3, origin=(150, 380), raised={1: 10})),
+                             rules=RULES)
+    assert result.hand["melds"] == [{"kind": "pung", "tiles": ["2s"] * 3, "concealed": False}]
+    assert [g.label for g in result.groups if g.kind == "pung"] == ["exposed pung"]
+    assert any("read as pungs" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("above", [True, False])
+def test_a_tile_of_another_row_lying_over_a_gap_is_no_stacked_kongs_top(above):
+    """Above: a pung laid behind the row, its first tile over the winning tile's gap. Below: the
+    winning tile, set apart, lying over the gap between two melds laid in front."""
+    row = hand_row(["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z"], "5z")
+    if above:
+        melds = [row_detections(RowSpec(["2s"] * 3, origin=(row[9].box[2] - 20, 270)))]
+        want = [("pung", "2s")]
+    else:
+        row = hand_row(["1m", "2m", "3m", "4p", "5p", "6p", "7s"], "8s")
+        win = row[-1]
+        melds = [row_detections(RowSpec(["2s"] * 3, origin=(win.box[0] + 4 - 3 * 41, 318))),
+                 row_detections(RowSpec(["4m", "5m", "6m"], origin=(win.box[2] - 4, 318)))]
+        want = [("chow", "4m"), ("pung", "2s")]
+    result = read_detections(row + [t for meld in melds for t in meld], rules=RULES)
+    assert sorted((m["kind"], m["tiles"][0]) for m in result.hand["melds"]) == want
+    assert result.hand["winning_tile"] == row[-1].code
 
 
 def test_a_stacked_kong_seen_from_above_is_named_with_kong():

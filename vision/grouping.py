@@ -18,8 +18,10 @@ face-down `back` tiles (concealed kongs). Which tile is which is the hand reader
 
 from __future__ import annotations
 
+import bisect
 import math
 import statistics
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -82,12 +84,14 @@ BOX_FULL_COVER = 0.8  # a meld box's fourth tile must lie this far inside (else 
 SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two readings of one group
 # In a winning hand face-down tiles lie only in concealed kongs, four in a row: all down, the two
 # ends down or the middle two down (B = down, U = up).
+KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
-KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU", STACKED_KONG_FACES)
 # A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
 # the top tile's edges lie above those of the two beside it, by this much of their height at the
-# least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.08 off its ends).
+# least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.08 off its ends),
+# and by no more than STACK_RAISE_MAX (a tile higher still is one of a row behind).
 STACK_RAISE = 0.15
+STACK_RAISE_MAX = 0.6
 
 
 @dataclass(frozen=True)
@@ -493,20 +497,29 @@ def _rows(tiles: Sequence[Detection], indices: list[int], link_gap: float) -> li
 
 def _stack_links(tiles: Sequence[Detection], indices: list[int]) -> set[tuple[int, int]]:
     """Pairs (left, right) linking the top tile of a stacked kong to the two tiles beside it: it
-    fills the hole between two tiles of a level row, raised above them, from a low camera too far
-    to pass as their row neighbour by its angle or overlap."""
+    fills the hole between two tiles lying in line, raised above them (`_raised`), from a low
+    camera too far to pass as their row neighbour by its angle or overlap. The three show a kong
+    (one tile, or face down at the ends); a tile with a neighbour in its own line lies in a row of
+    its own (a meld laid behind), on no kong."""
+    by_x = sorted(indices, key=lambda i: tiles[i].center[0])
+    xs = [tiles[i].center[0] for i in by_x]
     links = set()
-    for a in indices:
-        for b in indices:
-            ta, tb = tiles[a], tiles[b]
-            hole = tb.box[0] - ta.box[2]
-            if hole < HOLE * max(ta.width, tb.width) or not _level(ta, tb):
-                continue
-            for m in indices:
-                t = tiles[m]
-                reach = SPLIT_GAP * t.width
-                if (t.box[0] - ta.box[2] <= reach and tb.box[0] - t.box[2] <= reach and ta.center[0] < t.center[0] < tb.center[0]
-                        and t.box[3] > min(ta.box[1], tb.box[1]) and _raised(ta, t, tb)):
+    for m in indices:
+        t = tiles[m]
+        reach = SPLIT_GAP * t.width
+        near = [c for c in by_x[bisect.bisect_left(xs, t.center[0] - 2 * t.width) : bisect.bisect_right(xs, t.center[0] + 2 * t.width)]
+                if abs(tiles[c].center[1] - t.center[1]) < t.height]
+        in_line = {c for c in near if c != m and _horizontal_gap(t, tiles[c]) <= reach
+                   and abs(tiles[c].center[1] - t.center[1]) <= IN_LINE * (tiles[c].height + t.height) / 2}
+        left = [a for a in near if tiles[a].center[0] < t.center[0] and t.box[0] - tiles[a].box[2] <= reach]
+        right = [b for b in near if tiles[b].center[0] > t.center[0] and tiles[b].box[0] - t.box[2] <= reach]
+        for a in left:
+            for b in right:
+                ta, tb = tiles[a], tiles[b]
+                if (not in_line - {a, b} and tb.box[0] - ta.box[2] >= HOLE * max(ta.width, tb.width)
+                        and abs(ta.center[1] - tb.center[1]) <= IN_LINE * (ta.height + tb.height) / 2
+                        and _raised(ta, t, tb)
+                        and (_faces_of(tiles, [a, m, b]) == STACKED_KONG_FACES or one_code(tiles, [a, m, b]))):
                     links |= {(a, m), (m, b)}
     return links
 
@@ -592,7 +605,8 @@ def _box_runs(
                     (lo, hi), apart = shorter, shorter_apart
             total = sum(cover[lo:hi])
             held = row.members[lo:hi]
-            apart = apart or _faces_of(tiles, held) in KONG_FACE_PATTERNS or group_boxes[b].confidence >= SURE_GROUP_BOX
+            apart = (apart or _faces_of(tiles, held) in KONG_FACE_PATTERNS or _shows_stacked_kong(tiles, held)
+                     or group_boxes[b].confidence >= SURE_GROUP_BOX)
             if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
                 best[b] = (total, held, row.direction)
     runs = []
@@ -682,13 +696,10 @@ def _faces_of(tiles: Sequence[Detection], run: list[int]) -> str:
 def _backs_outside_kongs(tiles: Sequence[Detection], row: list[int]) -> list[int]:
     """Face-down tiles of an ordered row that no window of the row shows as a kong."""
     faces = _faces_of(tiles, row)
-    in_kong = {
-        start + k
-        for pattern in KONG_FACE_PATTERNS
-        for start in range(len(row) - len(pattern) + 1)
-        if faces[start : start + len(pattern)] == pattern
-        for k in range(len(pattern))
-    }
+    in_kong = {start + k for start in range(len(row) - 3) if faces[start : start + 4] in KONG_FACE_PATTERNS
+               for k in range(4)}
+    in_kong |= {start + k for start in range(len(row) - 2) if _shows_stacked_kong(tiles, row[start : start + 3])
+                for k in range(3)}
     return [i for n, i in enumerate(row) if faces[n] == "B" and n not in in_kong]
 
 
@@ -947,7 +958,7 @@ def _segment_meld(
         # A concealed kong has no claimed tile: a sideways one overrules a concealed-kong box.
         concealed = face_down or (box.code == KONG_CONCEALED and claimed is None)
         return MeldLayout(tuple(seg), concealed, claimed, True)
-    if (len(seg) == 4 and any(tiles[i].code == BACK for i in seg)) or _faces_of(tiles, seg) == STACKED_KONG_FACES:
+    if (len(seg) == 4 and any(tiles[i].code == BACK for i in seg)) or _shows_stacked_kong(tiles, seg):
         return MeldLayout(tuple(seg), True, None, False)
     if use_sideways and len(seg) in (3, 4):
         claimed = _sideways_tile(tiles, seg, d)
@@ -971,25 +982,49 @@ def meld_codes(shown: Sequence[str], stacked: bool) -> tuple[str, ...]:
 
 
 def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout) -> MeldLayout:
-    """The meld, read as a stacked kong when its three tiles show one: face down at the ends
-    (whatever box the detector drew), or face up with the middle tile raised (see STACK_RAISE)."""
+    """The meld, read as a stacked kong when its three tiles show one: face down at the ends with
+    the middle tile raised (see STACK_RAISE) or under a concealed-kong box, or face up, reading
+    one tile (`one_code`: a chow is never stacked), with the middle tile raised."""
     if len(meld.tiles) != 3:
         return meld
     if _faces_of(tiles, list(meld.tiles)) == STACKED_KONG_FACES:
-        return replace(meld, concealed=True, claimed=None, stacked=True)
-    readings = [{code for code, _ in tiles[i].alternatives} | {tiles[i].code} for i in meld.tiles]
-    if meld.concealed or BACK in set.union(*readings) or not set.intersection(*readings):
-        return meld  # no tile lies face down in an exposed kong, and a chow is never stacked
+        in_kong_box = meld.from_box and meld.concealed
+        if in_kong_box or _shows_stacked_kong(tiles, list(meld.tiles)):
+            return replace(meld, concealed=True, claimed=None, stacked=True)
+        return meld
+    if meld.concealed or any(tiles[i].code == BACK for i in meld.tiles) or one_code(tiles, meld.tiles) is None:
+        return meld
     a, m, b = sorted((tiles[i] for i in meld.tiles), key=lambda t: t.center[0])
     return replace(meld, stacked=True) if _raised(a, m, b) else meld
 
 
+def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
+    """Three tiles face down with one face up lying on the middle one, raised above the others."""
+    if len(run) != 3 or _faces_of(tiles, list(run)) != STACKED_KONG_FACES:
+        return False
+    a, m, b = sorted((tiles[i] for i in run), key=lambda t: t.center[0])
+    return _raised(a, m, b)
+
+
+def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
+    """The code the run's face-up tiles read first, all but at most one of them, that one listing
+    it among its readings; None when they read no one tile so."""
+    firsts = Counter(tiles[i].code for i in run if tiles[i].code != BACK)
+    if not firsts:
+        return None
+    code, count = firsts.most_common(1)[0]
+    odd = [tiles[i] for i in run if tiles[i].code not in (BACK, code)]
+    return code if len(odd) < min(count, 2) and all(code in dict(t.alternatives) for t in odd) else None
+
+
 def _raised(a: Detection, m: Detection, b: Detection) -> bool:
-    """Tile `m`, between `a` and `b` of a level row, lies raised above their line (STACK_RAISE)."""
+    """Tile `m`, between `a` and `b` of a level row, lies raised above their line by STACK_RAISE to
+    STACK_RAISE_MAX of their height, its top and bottom edges both."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
     raised_top = a.box[1] + along * (b.box[1] - a.box[1]) - m.box[1]
     raised_bottom = a.box[3] + along * (b.box[3] - a.box[3]) - m.box[3]
-    return min(raised_top, raised_bottom) >= STACK_RAISE * max(a.height, m.height, b.height)
+    height = max(a.height, m.height, b.height)
+    return STACK_RAISE * height <= min(raised_top, raised_bottom) and max(raised_top, raised_bottom) <= STACK_RAISE_MAX * height
 
 
 def concealed_count(melds: int) -> int:

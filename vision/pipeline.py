@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from vision.detections import CLASS_NAMES, Detection, DetectionSet
-from vision.grouping import FLOWER_CODES, Layout, group_tiles, iou, meld_codes, row_tilt
+from vision.grouping import FLOWER_CODES, Layout, group_tiles, iou, meld_codes, one_code, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand,
@@ -561,16 +561,34 @@ def _read(detections: Sequence[Detection], request: ReadingRequest) -> PhotoResu
             playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout)))), request.kong_codes)
     except PhotoError as exc:
         return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
-    result = _layout_result(layout)
-    result.warnings.extend(layout.warnings)
     try:
-        reading = read_hand(layout, request.context, request.rules, request.options, request.winning_tile,
-                            request.kong_codes, request.flowers)
+        reading = _read_hand(layout, request)
+        if not reading.winning:
+            layout, reading = _as_pungs_if_they_win(layout, reading, request)
     except PhotoError as exc:
-        result.error = exc
-        return result
+        return replace(_layout_result(layout), error=exc)
+    result = _layout_result(layout)
     _apply_reading(result, layout, reading)
     return result
+
+
+def _read_hand(layout: Layout, request: ReadingRequest) -> HandReading:
+    return read_hand(layout, request.context, request.rules, request.options, request.winning_tile,
+                     request.kong_codes, request.flowers)
+
+
+def _as_pungs_if_they_win(layout: Layout, reading: HandReading, request: ReadingRequest) -> tuple[Layout, HandReading]:
+    """A meld taken for a stacked kong by its raised middle tile (not named with --kong) may be a
+    pung laid untidily: where the hand wins only with such melds read as pungs, they are pungs."""
+    raised = [m for m in layout.melds if m.stacked and not m.concealed
+              and one_code(layout.tiles, m.tiles) not in request.kong_codes]
+    if not raised:
+        return layout, reading
+    flat = replace(layout, melds=tuple(replace(m, stacked=False) if m in raised else m for m in layout.melds),
+                   warnings=layout.warnings + (f"{len(raised)} meld(s) with the middle tile raised, as on a stacked "
+                                               "kong, make no winning hand as kongs: read as pungs",))
+    again = _read_hand(flat, request)
+    return (flat, again) if again.winning else (layout, reading)
 
 
 def _any_face(d: Detection) -> Detection:
@@ -612,7 +630,7 @@ def _unplaced(d: Detection) -> TileResult:
 
 
 def _layout_result(layout: Layout) -> PhotoResult:
-    """Tiles and groups as laid out, codes still each box's first reading."""
+    """Tiles and groups as laid out, codes still each box's first reading, with the layout's warnings."""
     roles: dict[int, tuple[str, int | None]] = {}
     groups: list[GroupResult] = []
 
@@ -636,7 +654,7 @@ def _layout_result(layout: Layout) -> PhotoResult:
         TileResult(d.code, d.code, d.box, d.confidence, d.alternatives, *roles[i], False)
         for i, d in enumerate(layout.tiles)
     ]
-    return PhotoResult(tiles=tiles, groups=groups)
+    return PhotoResult(tiles=tiles, groups=groups, warnings=list(layout.warnings))
 
 
 def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) -> None:

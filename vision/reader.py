@@ -22,7 +22,7 @@ from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
 from vision.detections import BACK, TILE_CODES
-from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, standing_excess
+from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, one_code, standing_excess
 from vision.photo_errors import PhotoError
 
 PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
@@ -206,8 +206,7 @@ def _face_down_kongs(layout: Layout, kong_codes: tuple[str, ...], warnings: list
     """Codes for kongs whose four tiles all lie face down, from the caller's hints, which name
     them left to right as seen in the photo (along its rows, where it was taken askew); hints
     beyond those kongs are warned of. A hint naming a stacked kong (`stacked_kongs_named`) is its own."""
-    seen = {code for m in layout.melds if m.stacked for code in _read_by_all(layout, _face_up(layout, m))}
-    kong_codes = tuple(code for code in kong_codes if code not in seen)
+    kong_codes = _beyond_stacked(layout, kong_codes)
     hidden = sorted(
         (n for n, m in enumerate(layout.melds) if all(layout.tiles[i].code == BACK for i in m.tiles)),
         key=lambda n: min(layout.level[i].box[0] for i in layout.melds[n].tiles),
@@ -691,21 +690,29 @@ def _read_by_all(layout: Layout, tiles: Sequence[int]) -> set[str]:
     return set.intersection(*readings) & PLAYING_CODES
 
 
-def _face_up(layout: Layout, meld: MeldLayout) -> list[int]:
-    return [i for i in meld.tiles if layout.tiles[i].code != BACK]
-
-
 def stacked_kongs_named(layout: Layout, kong_codes: Sequence[str]) -> Layout:
-    """The layout with each three-tile exposed meld that a code of `kong_codes` names (every tile
-    can read it) taken for a stacked kong: seen from straight above, a kong with its fourth tile on
-    the middle one shows no more than a pung does."""
-    named = set(kong_codes)
-    melds = tuple(
-        replace(m, stacked=True)
-        if len(m.tiles) == 3 and not m.stacked and not m.concealed and named & _read_by_all(layout, m.tiles) else m
-        for m in layout.melds
-    )
-    return layout if melds == layout.melds else replace(layout, melds=melds)
+    """The layout with a three-tile exposed meld taken for a stacked kong for each code of
+    `kong_codes` that it reads (`one_code`): seen from straight above, a kong with its fourth tile
+    on the middle one shows no more than a pung does."""
+    named = list(_beyond_stacked(layout, kong_codes))
+    melds = list(layout.melds)
+    for n, m in enumerate(melds):
+        code = one_code(layout.tiles, m.tiles)
+        if len(m.tiles) == 3 and not m.stacked and not m.concealed and code in named:
+            named.remove(code)
+            melds[n] = replace(m, stacked=True)
+    return layout if tuple(melds) == layout.melds else replace(layout, melds=tuple(melds))
+
+
+def _beyond_stacked(layout: Layout, kong_codes: Sequence[str]) -> tuple[str, ...]:
+    """`kong_codes` without one code for each stacked kong of the layout that reads it: those name
+    kongs already seen."""
+    left = list(kong_codes)
+    for m in layout.melds:
+        code = one_code(layout.tiles, m.tiles)
+        if m.stacked and code in left:
+            left.remove(code)
+    return tuple(left)
 
 
 def four_tile_runs_that_are_no_kong(layout: Layout) -> Layout:
