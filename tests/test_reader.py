@@ -379,6 +379,16 @@ def test_a_kong_stacked_on_its_middle_tile_is_read_as_four_tiles(raised):
     assert not result.warnings
 
 
+def test_a_stacked_kong_whose_top_tile_box_takes_in_the_side_below_is_read_as_four_tiles():
+    """The detector boxes the top tile down to the table: its top edge lies above its
+    neighbours', its bottom edge level with theirs."""
+    tiles = _stacked_scene(["9m"] * 3, 0)
+    x0, y0, x1, y1 = tiles[-2].box
+    tiles[-2] = replace(tiles[-2], box=(x0, y0 - 12, x1, y1))
+    result = read_detections(tiles, rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False}]
+
+
 def test_the_photo_command_prints_a_stacked_kong_as_one():
     from vision.photo_cli import format_result
 

@@ -87,11 +87,14 @@ SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two rea
 KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
 # A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
-# the top tile's edges lie above those of the two beside it, by this much of their height at the
-# least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.08 off its ends),
-# and by no more than STACK_RAISE_MAX (a tile higher still is one of a row behind).
+# the top tile's top edge lies above those of the two beside it by this much of their height at
+# the least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.12 off its
+# ends, in truth boxes and in the detector's), and by no more than STACK_RAISE_MAX (a tile higher
+# still is one of a row behind). Its bottom edge lies above theirs too, or (in the detector's box,
+# which takes in the side of the tile under it) about level: at most STACK_SINK below.
 STACK_RAISE = 0.15
 STACK_RAISE_MAX = 0.6
+STACK_SINK = 0.05
 
 
 @dataclass(frozen=True)
@@ -1018,13 +1021,14 @@ def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
 
 
 def _raised(a: Detection, m: Detection, b: Detection) -> bool:
-    """Tile `m`, between `a` and `b` of a level row, lies raised above their line by STACK_RAISE to
-    STACK_RAISE_MAX of their height, its top and bottom edges both."""
+    """Tile `m`, between `a` and `b` of a level row, lies raised above their line as a stacked
+    kong's top tile does (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK of their height)."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
     raised_top = a.box[1] + along * (b.box[1] - a.box[1]) - m.box[1]
     raised_bottom = a.box[3] + along * (b.box[3] - a.box[3]) - m.box[3]
     height = max(a.height, m.height, b.height)
-    return STACK_RAISE * height <= min(raised_top, raised_bottom) and max(raised_top, raised_bottom) <= STACK_RAISE_MAX * height
+    return (STACK_RAISE * height <= raised_top <= STACK_RAISE_MAX * height
+            and -STACK_SINK * height <= raised_bottom <= STACK_RAISE_MAX * height)
 
 
 def concealed_count(melds: int) -> int:
