@@ -486,7 +486,7 @@ function renderGroups() {
         rescore();
       });
       row.append(toggle);
-      if (g.tiles.length === 3) row.append(stackToggle(g));
+      if (g.stacked || meldKind(groupCodes(g)) === "pung") row.append(stackToggle(g));
     }
     root.append(row);
   }
