@@ -338,6 +338,7 @@ def test_a_meld_that_loses_a_tile_to_the_flowers_rejoins_the_concealed_hand(page
     page.route("**/api/photo", lambda route: route.fulfill(json=answer))
     upload_sample(page)
     expect(page.locator("#groups .group.meld .chip")).to_have_count(3)
+    expect(page.locator("#groups .group.meld button.stack")).to_have_count(0)  # a chow is never stacked
     sent = pick(page, meld[0], "3f")
     expect(page.locator("#groups .group.meld")).to_have_count(0)
     hand = winning_reading["hand"]
