@@ -87,14 +87,17 @@ SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two rea
 KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
 # A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
-# the top tile's top edge lies above those of the two beside it by this much of their height at
-# the least (rendered: 0.0-0.54 by the camera's height; a pung's middle tile at most 0.12 off its
-# ends, in truth boxes and in the detector's), and by no more than STACK_RAISE_MAX (a tile higher
-# still is one of a row behind). Its bottom edge lies above theirs too, or (in the detector's box,
-# which takes in the side of the tile under it) about level: at most STACK_SINK below.
+# the top tile's top edge lies above where an upright neighbour's would, by this much of its height
+# at the least (rendered: 0.0-0.54 by the camera's height; a tidy pung's middle tile at most 0.12),
+# and by no more than STACK_RAISE_MAX (a tile higher still is one of a row behind). Its bottom edge
+# lies above its neighbours' too, or (in the detector's box, which takes in the side of the tile
+# under it) about level: at most STACK_SINK below. A box this much wider than its upright
+# neighbours' is a tile turned on the table, whose box grows up as well (12 degrees: 1.26 times).
 STACK_RAISE = 0.15
 STACK_RAISE_MAX = 0.6
 STACK_SINK = 0.05
+STACK_TURNED = 1.2
+SIDEWAYS_SHORT = 0.85  # a neighbour's box shorter than this of the other's lies sideways
 
 
 @dataclass(frozen=True)
@@ -1021,13 +1024,17 @@ def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
 
 
 def _raised(a: Detection, m: Detection, b: Detection) -> bool:
-    """Tile `m`, between `a` and `b` of a level row, lies raised above their line as a stacked
-    kong's top tile does (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK of their height)."""
+    """Tile `m`, between `a` and `b` of a level row, lies raised above them as a stacked kong's top
+    tile does (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED). Players line tiles up by
+    their near edges, so the neighbours' bottom edges give the line, and the taller neighbour (a
+    claimed tile lies sideways, its box shorter) where an upright tile's top edge would be."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
-    raised_top = a.box[1] + along * (b.box[1] - a.box[1]) - m.box[1]
     raised_bottom = a.box[3] + along * (b.box[3] - a.box[3]) - m.box[3]
-    height = max(a.height, m.height, b.height)
-    return (STACK_RAISE * height <= raised_top <= STACK_RAISE_MAX * height
+    height = max(a.height, b.height)
+    width = max(t.width for t in (a, b) if t.height >= SIDEWAYS_SHORT * height)
+    raised_top = raised_bottom + m.height - height
+    return (m.width <= STACK_TURNED * width
+            and STACK_RAISE * height <= raised_top <= STACK_RAISE_MAX * height
             and -STACK_SINK * height <= raised_bottom <= STACK_RAISE_MAX * height)
 
 
