@@ -389,6 +389,25 @@ def test_a_stacked_kong_whose_top_tile_box_takes_in_the_side_below_is_read_as_fo
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False}]
 
 
+@pytest.mark.parametrize("end", [0, 2])
+def test_a_claimed_pung_with_its_sideways_tile_at_an_end_and_the_middle_nudged_stays_a_pung(end):
+    """The sideways tile's shorter box lowers the line of the ends' tops; the middle tile, nudged
+    back a millimetre or two, is still level with their near edges."""
+    for nudge in (0, 2, 5):
+        tiles = _stacked_scene(["2s"] * 3, nudge, sideways={end})
+        result = read_detections(tiles + [group_box(tiles[-3:], "meld")], rules=RULES)
+        assert result.hand["melds"][0]["kind"] == "pung", nudge
+
+
+def test_a_pung_with_its_middle_tile_turned_on_the_table_stays_a_pung():
+    """A tile turned 15 degrees has a box wider and taller than its neighbours', its top edge above
+    theirs, as a stacked kong's top tile's box is taller."""
+    tiles = _stacked_scene(["9m"] * 3, 3)
+    (x0, y0, x1, y1), grow = tiles[-2].box, 0.3 * 40 / 2
+    tiles[-2] = replace(tiles[-2], box=(x0 - grow, y0 - 10, x1 + grow, y1))
+    assert read_detections(tiles, rules=RULES).hand["melds"][0]["kind"] == "pung"
+
+
 def test_the_photo_command_prints_a_stacked_kong_as_one():
     from vision.photo_cli import format_result
 
