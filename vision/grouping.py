@@ -1000,14 +1000,15 @@ def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout) -> MeldLayout:
         return meld
     if meld.concealed or any(tiles[i].code == BACK for i in meld.tiles) or one_code(tiles, meld.tiles) is None:
         return meld
-    a, m, b = sorted((tiles[i] for i in meld.tiles), key=lambda t: t.center[0])
-    return replace(meld, stacked=True) if _raised(a, m, b) else meld
+    return replace(meld, stacked=True) if _middle_raised(tiles, meld.tiles) else meld
 
 
 def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
     """Three tiles face down with one face up lying on the middle one, raised above the others."""
-    if len(run) != 3 or _faces_of(tiles, list(run)) != STACKED_KONG_FACES:
-        return False
+    return len(run) == 3 and _faces_of(tiles, list(run)) == STACKED_KONG_FACES and _middle_raised(tiles, run)
+
+
+def _middle_raised(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
     a, m, b = sorted((tiles[i] for i in run), key=lambda t: t.center[0])
     return _raised(a, m, b)
 
