@@ -394,6 +394,10 @@ def test_a_stacked_kong_is_scored_as_four_tiles_and_its_toggle_makes_it_a_pung_a
             page.click("#groups .group.meld button.stack")
         expect(name).to_have_text(shown)
         assert scored.value.request.post_data_json["melds"] == [meld]
+    with page.expect_response(lambda r: "/api/score" in r.url) as scored:
+        page.click("#groups .group.meld button.toggle:not(.stack)")
+    expect(name).to_have_text("kong (stacked) · concealed")
+    assert scored.value.request.post_data_json["melds"] == [{"kind": "kong", "tiles": ["8m"] * 4, "concealed": True}]
 
 
 def test_a_stray_tile_leaves_the_hand_and_joins_it_again(page, winning_reading):

@@ -475,33 +475,28 @@ function renderGroups() {
     g.tiles.forEach((i) => chips.append(chip(i)));
     row.append(chips);
     if (g.role === "meld") {
-      const toggle = document.createElement("button");
-      toggle.type = "button";
-      toggle.className = "toggle";
-      toggle.textContent = g.concealed ? "make exposed" : "make concealed";
-      toggle.addEventListener("click", () => {
-        g.concealed = !g.concealed;
-        markEdited();
-        render();
-        rescore();
-      });
-      row.append(toggle);
-      if (g.stacked || meldKind(groupCodes(g)) === "pung") row.append(stackToggle(g));
+      row.append(groupToggle(g, "concealed", g.concealed ? "make exposed" : "make concealed"));
+      // Three tiles of a kind may be a kong with its fourth tile stacked on the middle one, which a
+      // photo taken from above cannot show.
+      if (g.stacked || meldKind(groupCodes(g)) === "pung") {
+        const stack = groupToggle(g, "stacked", g.stacked ? "not stacked" : "a fourth under it");
+        stack.classList.add("stack");
+        stack.title = "a kong laid as three tiles with the fourth on the middle one";
+        row.append(stack);
+      }
     }
     root.append(row);
   }
 }
 
-// Three tiles of a kind may be a kong with its fourth tile stacked on the middle one, which a photo
-// taken from above cannot show.
-function stackToggle(g) {
+// A button that turns the group's boolean `field` over and rescores.
+function groupToggle(g, field, text) {
   const toggle = document.createElement("button");
   toggle.type = "button";
-  toggle.className = "toggle stack";
-  toggle.textContent = g.stacked ? "not stacked" : "a fourth under it";
-  toggle.title = "a kong laid as three tiles with the fourth on the middle one";
+  toggle.className = "toggle";
+  toggle.textContent = text;
   toggle.addEventListener("click", () => {
-    g.stacked = !g.stacked;
+    g[field] = !g[field];
     markEdited();
     render();
     rescore();
