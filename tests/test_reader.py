@@ -408,6 +408,49 @@ def test_a_pung_with_its_middle_tile_turned_on_the_table_stays_a_pung():
     assert read_detections(tiles, rules=RULES).hand["melds"][0]["kind"] == "pung"
 
 
+def test_a_kong_stacked_on_its_claimed_tile_lying_sideways_is_read_as_four_tiles():
+    """The top tile lies sideways on the sideways claimed tile: no taller than the upright tiles
+    beside it, but its near edge lifted off theirs."""
+    result = read_detections(_stacked_scene(["9m"] * 3, 12, sideways={1}), rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False, "claimed": "9m"}]
+
+
+def test_a_stacked_top_tile_boxed_wider_than_the_tiles_below_is_read_as_four_tiles():
+    """Nearer the camera and showing its sides, the top tile's box is wider than its neighbours';
+    lifted clear of their near edges, it lies on a tile rather than turned on the table."""
+    tiles = _stacked_scene(["9m"] * 3, 14)
+    (x0, y0, x1, y1), grow = tiles[-2].box, 0.15 * 40
+    tiles[-2] = replace(tiles[-2], box=(x0 - grow, y0, x1 + grow, y1))
+    assert read_detections(tiles, rules=RULES).hand["melds"][0]["kind"] == "kong"
+
+
+@pytest.mark.parametrize("across, kind", [(False, "kong"), (True, "pung")])
+def test_a_sideways_tile_lined_up_with_its_neighbours_top_edges_is_stacked_only_seen_from_the_players_seat(across, kind):
+    """Players line tiles up by their near edges. From the player's seat those are the bottom
+    edges in the photo, and a sideways tile with its bottom edge lifted off its neighbours' lies on
+    another; from across the table they are the top edges, and the same boxes are a claimed pung's
+    sideways tile lined up with them (the winning tile, set apart at the image's left, tells)."""
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
+    if across:
+        row = row_detections(RowSpec(["9s"] + concealed[::-1], gaps_after={0: 20}))
+    else:
+        row = hand_row(concealed, "9s")
+    meld = row_detections(RowSpec(["9m"] * 3, origin=(150, 380), sideways={1}, raised={1: 16}))
+    assert read_detections(row + meld, rules=RULES).hand["melds"][0]["kind"] == kind
+
+
+def test_a_lone_concealed_tile_beside_the_winning_one_does_not_tell_which_edges_are_near():
+    """Either of the two may be the one set apart, so the view is unknown: a sideways tile lifted
+    off its neighbours' bottom edges but level with their top edges may be lined up with the
+    player's edge from across the table, and stays a pung."""
+    row = hand_row(["9s"], "9s")
+    melds = [row_detections(RowSpec(codes, origin=(40 + 140 * k, 380), sideways={1}, raised={1: 16} if k == 3 else {}))
+             for k, codes in enumerate((["1m", "2m", "3m"], ["4p", "5p", "6p"], ["7s"] * 3, ["9m"] * 3))]
+    result = read_detections(row + [t for meld in melds for t in meld], rules=RULES)
+    assert sorted((m["kind"], m["tiles"][0]) for m in result.hand["melds"]) == [
+        ("chow", "1m"), ("chow", "4p"), ("pung", "7s"), ("pung", "9m")]
+
+
 def test_the_photo_command_prints_a_stacked_kong_as_one():
     from vision.photo_cli import format_result
 

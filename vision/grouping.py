@@ -93,7 +93,13 @@ STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the m
 # lies above its neighbours' too, or (in the detector's box, which takes in the side of the tile
 # under it) about level: at most STACK_SINK below. A box this much wider than its upright
 # neighbours' is a tile turned on the table, whose box grows up as well (12 degrees: 1.26 times).
+# A box whose near edge (the one players line up: the bottom, or the top in a photo taken from
+# across the table) lies STACK_LIFT or more above its neighbours' (at most STACK_RAISE_MAX) lies on
+# another tile however wide or short: a tile turned on the table reaches past their line, and a
+# top tile lying sideways (on a claimed tile) is shorter than upright ones. Where the view is not
+# yet known, both edges must lie so.
 STACK_RAISE = 0.15
+STACK_LIFT = 0.15
 STACK_RAISE_MAX = 0.6
 STACK_SINK = 0.05
 STACK_TURNED = 1.2
@@ -331,7 +337,10 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
             f"{len(lone)} tile(s) fit no meld and are not in the concealed row: "
             + ", ".join(tiles[i].code for i in lone)
         )
-    melds = [_as_stacked(tiles, m) for m in melds]
+    # The side the winning tile lies apart on tells which edges are the tiles' near ones, beside a
+    # row of two tiles or more: a lone tile and the winning one could lie either way round.
+    known_view = reversed_view if winning is not None and len(concealed) >= 2 else None
+    melds = [_as_stacked(tiles, m, known_view) for m in melds]
     melds.sort(key=lambda m: tiles[m.tiles[0]].center[0])
     if reversed_view:
         melds = [replace(m, tiles=m.tiles[::-1]) for m in reversed(melds)]
@@ -987,20 +996,19 @@ def meld_codes(shown: Sequence[str], stacked: bool) -> tuple[str, ...]:
     return tuple(shown[:2]) + tuple(shown[1:]) if stacked else tuple(shown)
 
 
-def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout) -> MeldLayout:
+def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout, reversed_view: bool | None) -> MeldLayout:
     """The meld, read as a stacked kong when its three tiles show one: face down at the ends with
     the middle tile raised (see STACK_RAISE) or under a concealed-kong box, or face up, reading
     one tile (`one_code`: a chow is never stacked), with the middle tile raised."""
     if len(meld.tiles) != 3:
         return meld
+    raised = _middle_raised(tiles, meld.tiles, reversed_view)
     if _faces_of(tiles, list(meld.tiles)) == STACKED_KONG_FACES:
         in_kong_box = meld.from_box and meld.concealed
-        if in_kong_box or _shows_stacked_kong(tiles, list(meld.tiles)):
-            return replace(meld, concealed=True, claimed=None, stacked=True)
-        return meld
+        return replace(meld, concealed=True, claimed=None, stacked=True) if in_kong_box or raised else meld
     if meld.concealed or any(tiles[i].code == BACK for i in meld.tiles) or one_code(tiles, meld.tiles) is None:
         return meld
-    return replace(meld, stacked=True) if _middle_raised(tiles, meld.tiles) else meld
+    return replace(meld, stacked=True) if raised else meld
 
 
 def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
@@ -1008,9 +1016,9 @@ def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
     return len(run) == 3 and _faces_of(tiles, list(run)) == STACKED_KONG_FACES and _middle_raised(tiles, run)
 
 
-def _middle_raised(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
+def _middle_raised(tiles: Sequence[Detection], run: Sequence[int], reversed_view: bool | None = None) -> bool:
     a, m, b = sorted((tiles[i] for i in run), key=lambda t: t.center[0])
-    return _raised(a, m, b)
+    return _raised(a, m, b, reversed_view)
 
 
 def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
@@ -1024,15 +1032,23 @@ def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
     return code if len(odd) < min(count, 2) and all(code in dict(t.alternatives) for t in odd) else None
 
 
-def _raised(a: Detection, m: Detection, b: Detection) -> bool:
+def _raised(a: Detection, m: Detection, b: Detection, reversed_view: bool | None = None) -> bool:
     """Tile `m`, between `a` and `b` of a level row, lies raised above them as a stacked kong's top
-    tile does (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED). Players line tiles up by
-    their near edges, so the neighbours' bottom edges give the line, and the taller neighbour (a
-    claimed tile lies sideways, its box shorter) where an upright tile's top edge would be."""
+    tile does (STACK_RAISE, STACK_LIFT, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED). Players line
+    tiles up by their near edges, so the neighbours' near edges give the line, and the taller
+    neighbour (a claimed tile lies sideways, its box shorter) where an upright tile's top edge
+    would be. `reversed_view`: the photo was taken from across the table (None: not known)."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
-    raised_bottom = a.box[3] + along * (b.box[3] - a.box[3]) - m.box[3]
+
+    def lift(edge: int) -> float:  # how far m's edge (box index 1: top, 3: bottom) lies above the neighbours'
+        return a.box[edge] + along * (b.box[edge] - a.box[edge]) - m.box[edge]
+
     height = max(a.height, b.height)
+    near_edges = (1, 3) if reversed_view is None else (1,) if reversed_view else (3,)
+    if all(STACK_LIFT * height <= lift(edge) <= STACK_RAISE_MAX * height for edge in near_edges):
+        return True
     width = max(t.width for t in (a, b) if t.height >= SIDEWAYS_SHORT * height)
+    raised_bottom = lift(3)
     raised_top = raised_bottom + m.height - height
     return (m.width <= STACK_TURNED * width
             and STACK_RAISE * height <= raised_top <= STACK_RAISE_MAX * height
