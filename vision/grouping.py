@@ -1034,10 +1034,11 @@ def one_code(tiles: Sequence[Detection], run: Sequence[int]) -> str | None:
 
 def _raised(a: Detection, m: Detection, b: Detection, reversed_view: bool | None = None) -> bool:
     """Tile `m`, between `a` and `b` of a level row, lies raised above them as a stacked kong's top
-    tile does (STACK_RAISE, STACK_LIFT, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED). Players line
-    tiles up by their near edges, so the neighbours' near edges give the line, and the taller
-    neighbour (a claimed tile lies sideways, its box shorter) where an upright tile's top edge
-    would be. `reversed_view`: the photo was taken from across the table (None: not known)."""
+    tile does. Players line tiles up by their near edges (the bottom edges in the photo, the top
+    ones when `reversed_view`: taken from across the table; None: not known), so a box whose near
+    edge lies clear above theirs lies on a tile (STACK_LIFT). Else the bottom edges give the line,
+    and the taller neighbour (a claimed tile lies sideways, its box shorter) where an upright
+    tile's top edge would be (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED)."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
 
     def lift(edge: int) -> float:  # how far m's edge (box index 1: top, 3: bottom) lies above the neighbours'
