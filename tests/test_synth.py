@@ -20,7 +20,7 @@ from mjsynth import art  # noqa: E402
 from mjsynth.codes import CLASS_NAMES  # noqa: E402
 from mjsynth.dataset import SynthConfig, generate, resolve_sources  # noqa: E402
 from mjsynth.hands import random_winning_hand  # noqa: E402
-from mjsynth.layouts import LAYOUTS, random_tile_size  # noqa: E402
+from mjsynth.layouts import LAYOUTS, hand_layout, random_tile_size  # noqa: E402
 from mjsynth.render import render  # noqa: E402
 from mjsynth.scene import _boxes, make_sample, restrict_to_atlas  # noqa: E402
 
@@ -188,8 +188,11 @@ def test_hand_meta_is_the_drawn_winning_hand(atlas):
         assert not hand["flowers"]  # fluffystuff has no flower art, so none are drawn
         drawn = sorted(t["true_code"] for t in s.meta["tiles"] if t["role"] != "other")
         assert set(drawn) <= set(tiles)
+        # A stacked kong's fourth tile lies hidden under its top one, unlabelled.
+        hidden = [next(t["true_code"] for t in s.meta["tiles"] if t["group"] == i)
+                  for i, g in enumerate(s.meta["groups"]) if g["stacked"]]
         if s.meta["hand_complete"]:  # the photo shows exactly the hand's tiles
-            assert drawn == sorted(tiles + hand["flowers"])
+            assert sorted(drawn + hidden) == sorted(tiles + hand["flowers"])
             complete += 1
     assert complete > 0
 
@@ -224,6 +227,30 @@ def test_a_stacked_kong_labels_its_three_tiles_in_view_and_counts_the_fourth_as_
         top = next(t for t in layout.tiles if t.group == under.group and t.pose.centre[2] > size.d)
         assert top.pose.centre[2] == pytest.approx(under.pose.centre[2] + size.d)
         assert np.linalg.norm(top.pose.centre[:2] - under.pose.centre[:2]) < size.w / 4
+
+
+def _reach_along_x(pose, size) -> float:
+    """Half the x extent of a tile's box in `pose`."""
+    return abs(pose.u[0]) * size.w / 2 + abs(pose.v[0]) * size.h / 2 + abs(pose.n[0]) * size.d / 2
+
+
+def test_hand_rows_are_laid_untidily_with_every_tile_clear_of_the_next():
+    """Nobody lines tiles up exactly: a concealed row's tiles lie a little off its line and turned,
+    each still clear of its neighbour, and the winning tile still set apart."""
+    size = random_tile_size(np.random.default_rng(0))
+    turns, offsets = [], []
+    for k in range(40):
+        layout = hand_layout(np.random.default_rng([14, k]), size)
+        row = [t for t in layout.tiles if t.role == "concealed"]
+        for a, b in zip(row, row[1:]):
+            assert a.pose.centre[0] + _reach_along_x(a.pose, size) <= b.pose.centre[0] - _reach_along_x(b.pose, size)
+        win = next(t for t in layout.tiles if t.role == "winning")
+        set_apart = win.pose.centre[0] - _reach_along_x(win.pose, size) - row[-1].pose.centre[0] - _reach_along_x(row[-1].pose, size)
+        assert set_apart >= 0.2 * size.w
+        turns += [np.arctan2(t.pose.u[1], t.pose.u[0]) for t in row]
+        offsets.append(np.ptp([t.pose.centre[1] for t in row]) / size.d)
+    assert 0.03 < np.max(np.abs(turns)) < 0.25
+    assert np.median(offsets) > 0.01
 
 
 def _scoring_rules() -> str | None:

@@ -124,22 +124,48 @@ class _Item:
     group: int | None
 
 
+@dataclass
+class Untidy:
+    """How carelessly a player lays tiles in a row, one standard deviation: each tile off the line
+    by `across` of its depth and turned by `turn` radians; up to `gap` of a tile's width more
+    space before it."""
+
+    rng: np.random.Generator
+    across: float
+    turn: float
+    gap: float
+
+    def nudge(self, depth: float, width: float) -> tuple[float, float, float]:
+        """(extra space before the tile, its offset across the row, its turn)."""
+        return (self.gap * width * self.rng.random(), self.rng.normal(0, self.across * depth),
+                self.rng.normal(0, self.turn))
+
+
+# Nobody lines tiles up exactly: each hand photo's rows are laid with up to this much care
+# lacking (a fraction of it drawn evenly per photo). The extra space stays well under the
+# winning tile's (a quarter of a width at the least), which must still read as set apart.
+MESSIEST = (0.04, 0.05, 0.08)  # Untidy's across, turn, gap
+
+
 def _row(items: list[_Item], x0: float, y_near: float, size: TileSize, gap: float,
-         standing: bool) -> tuple[list[PlacedTile], float]:
-    """Lay items left to right from x0 with their near edges on y_near; returns the
-    placed tiles and the x where the row ends."""
+         standing: bool, untidy: Untidy | None = None) -> tuple[list[PlacedTile], float]:
+    """Lay items left to right from x0 with their near edges on y_near (each nudged off its
+    place by `untidy`); returns the placed tiles and the x where the row ends."""
     placed, x = [], x0
     for it in items:
         along = size.h if it.sideways else size.w
+        depth = size.d if standing else size.w if it.sideways else size.h
+        extra, off, turn = untidy.nudge(depth, size.w) if untidy else (0.0, 0.0, 0.0)
+        # A turned tile's corners reach further along the row: room for them, so none overlap.
+        x += extra + depth * abs(np.sin(turn)) / 2
         cx = x + along / 2
         if standing:
-            pose = standing_pose(cx, y_near + size.d / 2, 0.0, size)
+            pose = standing_pose(cx, y_near + size.d / 2 + off, turn, size)
         else:
-            depth = size.w if it.sideways else size.h
-            pose = flat_pose(cx, y_near + depth / 2, np.pi / 2 if it.sideways else 0.0,
+            pose = flat_pose(cx, y_near + depth / 2 + off, (np.pi / 2 if it.sideways else 0.0) + turn,
                              size, it.face_up)
         placed.append(PlacedTile(it.code, pose, it.face_up, it.role, it.group))
-        x += along + gap
+        x += along + gap + depth * abs(np.sin(turn)) / 2
     return placed, x
 
 
@@ -169,11 +195,11 @@ def _stacked_kong(tiles: list[str], exposed: bool, claimed: int | None, group: i
 
 
 def _place_meld(rng: np.random.Generator, items: list[_Item], x: float, y_near: float, size: TileSize,
-                gap: float, stacked: bool) -> tuple[list[PlacedTile], float]:
+                gap: float, stacked: bool, untidy: Untidy) -> tuple[list[PlacedTile], float]:
     """A meld laid flat from x; a stacked kong's last item lies on its middle tile, a little off."""
     if not stacked:
-        return _row(items, x, y_near, size, gap, False)
-    placed, x_end = _row(items[:3], x, y_near, size, gap, False)
+        return _row(items, x, y_near, size, gap, False, untidy)
+    placed, x_end = _row(items[:3], x, y_near, size, gap, False, untidy)
     top, below = items[3], placed[1].pose
     dx, dy = rng.normal(0, size.w * 0.04, 2)
     yaw = np.arctan2(-below.v[0], below.v[1]) + rng.normal(0, 0.03)
@@ -184,6 +210,7 @@ def _place_meld(rng: np.random.Generator, items: list[_Item], x: float, y_near: 
 def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     hand: WinningHand = random_winning_hand(rng)
     gap = rng.uniform(0.0, 1.2)
+    untidy = Untidy(rng, *(rng.uniform(0.0, 1.0) * np.asarray(MESSIEST)))
     standing = rng.random() < 0.45
     groups: list[Group] = []
     meld_rows: list[list[_Item]] = []
@@ -207,11 +234,11 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     else:
         concealed = [concealed[i] for i in rng.permutation(len(concealed))]
     tiles, x_end = _row([_Item(t, True, False, "concealed", None) for t in concealed],
-                        0.0, 0.0, size, gap, standing)
+                        0.0, 0.0, size, gap, standing, untidy)
     win_gap = size.w * rng.uniform(0.25, 1.0)
     win_standing = standing and rng.random() < 0.7
     win, x_end = _row([_Item(hand.winning_tile, True, False, "winning", None)],
-                      x_end + win_gap, 0.0, size, gap, win_standing)
+                      x_end + win_gap, 0.0, size, gap, win_standing, untidy)
     tiles += win
     # Exposed melds: in front of the concealed row, or continuing it to the right.
     in_front = rng.random() < 0.6 or not meld_rows
@@ -221,14 +248,14 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
         row_depth = size.d if standing else size.h
         x, y_near = x_end + size.w * rng.uniform(0.5, 1.5), row_depth - size.h
     for n in rng.permutation(len(meld_rows)):
-        placed, x = _place_meld(rng, meld_rows[n], x, y_near, size, gap, groups[n].stacked)
+        placed, x = _place_meld(rng, meld_rows[n], x, y_near, size, gap, groups[n].stacked, untidy)
         tiles += placed
         x += size.w * rng.uniform(0.2, 0.8)
     if hand.flowers:  # set apart at the far left, in front or level with the row
         fx = -size.w * (len(hand.flowers) + rng.uniform(1.0, 2.5))
         fy = -(size.h + rng.uniform(2, 12)) * rng.integers(0, 2)
         placed, _ = _row([_Item(f, True, False, "flower", None) for f in hand.flowers],
-                         fx, fy, size, gap, False)
+                         fx, fy, size, gap, False, untidy)
         tiles += placed
     from_across = not standing and rng.random() < 0.12  # upside-down photo across the table
     view = View(180.0 if from_across else 0.0, 25.0,
