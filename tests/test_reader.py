@@ -411,7 +411,7 @@ def test_a_pung_with_its_middle_tile_turned_on_the_table_stays_a_pung():
 def test_a_kong_stacked_on_its_claimed_tile_lying_sideways_is_read_as_four_tiles():
     """The top tile lies sideways on the sideways claimed tile: no taller than the upright tiles
     beside it, but its near edge lifted off theirs."""
-    result = read_detections(_stacked_scene(["9m"] * 3, 12, sideways={1}), rules=RULES)
+    result = read_detections(_stacked_scene(["9m"] * 3, 22, sideways={1}), rules=RULES)
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": False, "claimed": "9m"}]
 
 
@@ -425,18 +425,28 @@ def test_a_stacked_top_tile_boxed_wider_than_the_tiles_below_is_read_as_four_til
 
 
 @pytest.mark.parametrize("across, kind", [(False, "kong"), (True, "pung")])
-def test_a_sideways_tile_lined_up_with_its_neighbours_top_edges_is_stacked_only_seen_from_the_players_seat(across, kind):
+def test_a_sideways_tile_lifted_off_its_neighbours_bottom_edges_is_stacked_only_seen_from_the_players_seat(across, kind):
     """Players line tiles up by their near edges. From the player's seat those are the bottom
-    edges in the photo, and a sideways tile with its bottom edge lifted off its neighbours' lies on
-    another; from across the table they are the top edges, and the same boxes are a claimed pung's
-    sideways tile lined up with them (the winning tile, set apart at the image's left, tells)."""
-    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
-    if across:
-        row = row_detections(RowSpec(["9s"] + concealed[::-1], gaps_after={0: 20}))
-    else:
-        row = hand_row(concealed, "9s")
+    edges in the photo, and a sideways tile with its bottom edge lifted well off its neighbours'
+    (its top edge a little too) lies on another; from across the table they are the top edges, and
+    the same boxes are a claimed pung's sideways tile laid a little off them (the winning tile, set
+    apart at the image's left, tells)."""
+    meld = row_detections(RowSpec(["9m"] * 3, origin=(150, 380), sideways={1}, raised={1: 22}))
+    assert read_detections(_seen_from(across) + meld, rules=RULES).hand["melds"][0]["kind"] == kind
+
+
+def test_a_sideways_claimed_tile_lined_up_with_its_neighbours_far_edges_stays_a_pung():
+    """Lined up by the far edges, a sideways tile's near edge lies as far off its neighbours' as a
+    stacked top tile's would, but its far edge lies level with theirs."""
     meld = row_detections(RowSpec(["9m"] * 3, origin=(150, 380), sideways={1}, raised={1: 16}))
-    assert read_detections(row + meld, rules=RULES).hand["melds"][0]["kind"] == kind
+    assert read_detections(_seen_from(False) + meld, rules=RULES).hand["melds"][0]["kind"] == "pung"
+
+
+def _seen_from(across):
+    """The concealed row of `_stacked_scene`, photographed from the player's seat or from across
+    the table (the winning tile then set apart at the image's left)."""
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "7s", "7s", "9s"]
+    return row_detections(RowSpec(["9s"] + concealed[::-1], gaps_after={0: 20})) if across else hand_row(concealed, "9s")
 
 
 def test_a_lone_concealed_tile_beside_the_winning_one_does_not_tell_which_edges_are_near():

@@ -94,12 +94,15 @@ STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the m
 # under it) about level: at most STACK_SINK below. A box this much wider than its upright
 # neighbours' is a tile turned on the table, whose box grows up as well (12 degrees: 1.26 times).
 # A box whose near edge (the one players line up: the bottom, or the top in a photo taken from
-# across the table) lies STACK_LIFT or more above its neighbours' (at most STACK_RAISE_MAX) lies on
-# another tile however wide or short: a tile turned on the table reaches past their line, and a
-# top tile lying sideways (on a claimed tile) is shorter than upright ones. Where the view is not
-# yet known, both edges must lie so.
+# across the table) lies STACK_LIFT or more above its neighbours' (at most STACK_RAISE_MAX) and
+# whose far edge lies at least STACK_FAR_LIFT above theirs lies on another tile however wide or
+# short: a tile turned on the table reaches past their line, and a top tile lying sideways (on a
+# claimed tile) is shorter than upright ones. A claimed tile lying sideways on the table, lined up
+# with its neighbours' far edges (or loosely boxed), has its near edge as far up but its far edge
+# level with theirs. Where the view is not yet known, both edges must lie STACK_LIFT above.
 STACK_RAISE = 0.15
 STACK_LIFT = 0.15
+STACK_FAR_LIFT = 0.07
 STACK_RAISE_MAX = 0.6
 STACK_SINK = 0.05
 STACK_TURNED = 1.2
@@ -1036,17 +1039,20 @@ def _raised(a: Detection, m: Detection, b: Detection, reversed_view: bool | None
     """Tile `m`, between `a` and `b` of a level row, lies raised above them as a stacked kong's top
     tile does. Players line tiles up by their near edges (the bottom edges in the photo, the top
     ones when `reversed_view`: taken from across the table; None: not known), so a box whose near
-    edge lies clear above theirs lies on a tile (STACK_LIFT). Else the bottom edges give the line,
-    and the taller neighbour (a claimed tile lies sideways, its box shorter) where an upright
-    tile's top edge would be (STACK_RAISE, STACK_RAISE_MAX, STACK_SINK, STACK_TURNED)."""
+    edge lies clear above theirs, its far edge above theirs too, lies on a tile (STACK_LIFT,
+    STACK_FAR_LIFT). Else the bottom edges give the line, and the taller neighbour (a claimed tile
+    lies sideways, its box shorter) where an upright tile's top edge would be (STACK_RAISE,
+    STACK_RAISE_MAX, STACK_SINK, STACK_TURNED)."""
     along = (m.center[0] - a.center[0]) / (b.center[0] - a.center[0]) if b.center[0] > a.center[0] else 0.5
 
     def lift(edge: int) -> float:  # how far m's edge (box index 1: top, 3: bottom) lies above the neighbours'
         return a.box[edge] + along * (b.box[edge] - a.box[edge]) - m.box[edge]
 
     height = max(a.height, b.height)
-    near_edges = (1, 3) if reversed_view is None else (1,) if reversed_view else (3,)
-    if all(STACK_LIFT * height <= lift(edge) <= STACK_RAISE_MAX * height for edge in near_edges):
+    near, far = (1, 3) if reversed_view else (3, 1)
+    far_least = STACK_LIFT if reversed_view is None else STACK_FAR_LIFT
+    if (STACK_LIFT * height <= lift(near) <= STACK_RAISE_MAX * height
+            and far_least * height <= lift(far) <= STACK_RAISE_MAX * height):
         return True
     width = max(t.width for t in (a, b) if t.height >= SIDEWAYS_SHORT * height)
     raised_bottom = lift(3)
