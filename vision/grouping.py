@@ -1005,18 +1005,20 @@ def _as_stacked(tiles: Sequence[Detection], meld: MeldLayout, reversed_view: boo
     one tile (`one_code`: a chow is never stacked), with the middle tile raised."""
     if len(meld.tiles) != 3:
         return meld
-    raised = _middle_raised(tiles, meld.tiles, reversed_view)
     if _faces_of(tiles, list(meld.tiles)) == STACKED_KONG_FACES:
         in_kong_box = meld.from_box and meld.concealed
-        return replace(meld, concealed=True, claimed=None, stacked=True) if in_kong_box or raised else meld
+        if in_kong_box or _shows_stacked_kong(tiles, meld.tiles, reversed_view):
+            return replace(meld, concealed=True, claimed=None, stacked=True)
+        return meld
     if meld.concealed or any(tiles[i].code == BACK for i in meld.tiles) or one_code(tiles, meld.tiles) is None:
         return meld
-    return replace(meld, stacked=True) if raised else meld
+    return replace(meld, stacked=True) if _middle_raised(tiles, meld.tiles, reversed_view) else meld
 
 
-def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int]) -> bool:
+def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int], reversed_view: bool | None = None) -> bool:
     """Three tiles face down with one face up lying on the middle one, raised above the others."""
-    return len(run) == 3 and _faces_of(tiles, list(run)) == STACKED_KONG_FACES and _middle_raised(tiles, run)
+    return (len(run) == 3 and _faces_of(tiles, list(run)) == STACKED_KONG_FACES
+            and _middle_raised(tiles, run, reversed_view))
 
 
 def _middle_raised(tiles: Sequence[Detection], run: Sequence[int], reversed_view: bool | None = None) -> bool:

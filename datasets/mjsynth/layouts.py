@@ -157,7 +157,8 @@ def _row(items: list[_Item], x0: float, y_near: float, size: TileSize, gap: floa
         depth = size.d if standing else size.w if it.sideways else size.h
         extra, off, turn = untidy.nudge(depth, size.w) if untidy else (0.0, 0.0, 0.0)
         # A turned tile's corners reach further along the row: room for them, so none overlap.
-        x += extra + depth * abs(np.sin(turn)) / 2
+        room = depth * abs(np.sin(turn)) / 2
+        x += extra + room
         cx = x + along / 2
         if standing:
             pose = standing_pose(cx, y_near + size.d / 2 + off, turn, size)
@@ -165,7 +166,7 @@ def _row(items: list[_Item], x0: float, y_near: float, size: TileSize, gap: floa
             pose = flat_pose(cx, y_near + depth / 2 + off, (np.pi / 2 if it.sideways else 0.0) + turn,
                              size, it.face_up)
         placed.append(PlacedTile(it.code, pose, it.face_up, it.role, it.group))
-        x += along + gap + depth * abs(np.sin(turn)) / 2
+        x += along + gap + room
     return placed, x
 
 
