@@ -215,6 +215,31 @@ def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
     assert kept.error is None and not any("doubted" in w for w in kept.warnings)
 
 
+def test_a_hand_short_of_tiles_is_tried_only_with_boxes_taken_back(monkeypatch):
+    # Leaving a box out or freeing faces cannot complete a hand a tile short: those readings are
+    # not tried (they were most of the second looks' time), and the box taken back still is.
+    import vision.pipeline as pipeline
+
+    row = [replace(d, not_a_tile=0.3) for d in hand_row(CONCEALED, "7z")]  # every box doubted
+    unread = replace(row[1], alternatives=(("2m", 0.3), ("5z", 0.2)), not_a_tile=0.5)
+    reads = []
+    original = pipeline._read
+    monkeypatch.setattr(pipeline, "_read", lambda boxes, request: reads.append(len(boxes)) or original(boxes, request))
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row[:1] + row[2:]), (unread,)))
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert reads == [len(row) - 1, len(row)]  # the first reading, then only the box taken back
+    reads.clear()
+    short = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row[:1] + row[2:])))
+    assert short.error.code == "tile_count" and reads == [len(row) - 1]
+    # A hand a tile over is still tried with the doubted boxes left out.
+    reads.clear()
+    shadow = replace(hand_row(["5z"] + CONCEALED, "7z")[0], confidence=0.5, alternatives=(("5z", 0.5),), not_a_tile=0.4)
+    over = read_photo(_blank_photo(), rules=RULES,
+                      detect=lambda _: DetectionSet(tuple([shadow] + hand_row(["5z"] + CONCEALED, "7z")[1:])))
+    assert over.error is None and any("left out a box the tile classifier doubted (read 5z" in w for w in over.warnings)
+    assert reads[0] == len(row) + 1
+
+
 def _second_box(tile: Detection, shift: float) -> Detection:
     """The detector's second box on `tile`, `shift` of its width to the right (IoU 0.33-0.54)."""
     dx = shift * tile.width
