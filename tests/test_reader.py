@@ -216,8 +216,8 @@ def test_a_hand_one_tile_over_leaves_out_the_box_the_classifier_doubted_most():
 
 
 def test_a_hand_short_of_tiles_is_tried_only_with_boxes_taken_back(monkeypatch):
-    # Leaving a box out or freeing faces cannot complete a hand a tile short: those readings are
-    # not tried (they were most of the second looks' time), and the box taken back still is.
+    # Leaving a box out or freeing faces cannot complete a hand a tile short whose every tile
+    # found its place: those readings are not tried, and the box taken back still is.
     import vision.pipeline as pipeline
 
     row = [replace(d, not_a_tile=0.3) for d in hand_row(CONCEALED, "7z")]  # every box doubted
@@ -238,6 +238,20 @@ def test_a_hand_short_of_tiles_is_tried_only_with_boxes_taken_back(monkeypatch):
                       detect=lambda _: DetectionSet(tuple([shadow] + hand_row(["5z"] + CONCEALED, "7z")[1:])))
     assert over.error is None and any("left out a box the tile classifier doubted (read 5z" in w for w in over.warnings)
     assert reads[0] == len(row) + 1
+
+
+def test_a_hand_short_because_a_stray_box_kept_a_meld_out_is_tried_with_it_left_out():
+    # A doubted box touching a kong's end makes a run of five that is no meld: the hand reads
+    # four tiles short, and only leaving the box out gives the kong back (a red-team case).
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "7z"]
+    row = row_detections(RowSpec(concealed + ["7z"], gaps_after={9: 20}))
+    kong = row_detections(RowSpec(["1s"] * 4, origin=(100.0, 400.0)))
+    end = kong[-1].box[2]
+    stray = Detection((end + 1, 400.0, end + 41, 456.0), "2s", 0.6, (("2s", 0.6), ("3s", 0.2)), not_a_tile=0.4)
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row + kong + [stray])))
+    assert result.error is None and result.hand["concealed"] == concealed
+    assert [m["tiles"] for m in result.hand["melds"]] == [["1s"] * 4]
+    assert any("left out a box the tile classifier doubted (read 2s" in w for w in result.warnings)
 
 
 def _second_box(tile: Detection, shift: float) -> Detection:

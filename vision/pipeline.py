@@ -484,13 +484,13 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     # A box the classifier gives no tile face at all (every code at 0) has no reading to take back.
     readable = [d for d in found.rejected if any(p > 0 for _, p in d.alternatives)]
     taken_back = [_any_face(d) for d in sorted(readable, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
-    # A hand short of tiles is completed only by a box taken back: on bench_photo's 600 photos
-    # (--seed 2026000), none of the 804 readings with a box left out or with free faces that were
-    # tried on such hands won (they were 804 of the 1,234 second looks).
+    # Free faces never change a hand's tile count, and leaving a box out cannot add a tile to a
+    # hand short of tiles unless a box kept some tile out of the hand (a stray box beside a meld
+    # makes a run of five that is no meld): such hands are completed only by a box taken back.
     short = _short_of_tiles(first)
     doubted: list[Detection] = []
     repeating: list[Detection] = []
-    if not short:
+    if not (short and all(t.role != "unassigned" for t in first.tiles)):
         # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
         doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0), key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
         overlap = {id(d): max((iou(d, o) for o in kept if o is not d and o.is_tile), default=0.0)
