@@ -302,7 +302,7 @@ def evaluate(scenes: list[Scene], rules: str, detector, desc: str,
 def latency(scenes: list[Scene], rules: str, detector, without: frozenset[str] = frozenset()) -> tuple[float, float]:
     """p50 over the photos of the detector alone and of the whole read, each photo's fastest of
     LATENCY_ROUNDS alternating timings: the shared machine's stalls would otherwise decide the
-    median of a few dozen photos (30 photos timed once: 1.19-1.38 in six runs of one build)."""
+    median of a few dozen photos (30 photos timed once: 1.19-1.38 in three runs each of two builds)."""
     detector.detect_set(scenes[0].jpeg)  # load the session outside the timing
     alone = [math.inf] * len(scenes)
     read = [math.inf] * len(scenes)
