@@ -447,6 +447,19 @@ def test_a_pung_with_its_middle_tile_turned_on_the_table_stays_a_pung():
     assert read_detections(tiles, rules=RULES).hand["melds"][0]["kind"] == "pung"
 
 
+def test_a_hand_below_the_minimum_that_a_stacked_kong_would_lift_names_the_kong_to_give():
+    """From straight above, a kong with its fourth tile on the middle one shows three level tiles."""
+    concealed = ["1m", "2m", "3m", "4m", "5m", "6m", "7s", "8s", "9s", "5z"]
+    tiles = hand_row(concealed, "5z") + row_detections(RowSpec(["1z"] * 3, origin=(150, 380)))
+    result = read_detections(tiles, rules=RULES)
+    assert result.error.code == "below_minimum" and result.hand["melds"][0]["kind"] == "pung"
+    assert result.error.message.endswith(
+        "(if the 1z pung is a kong laid with its fourth tile under the middle one, give --kong 1z: it then scores 8)")
+    named = read_detections(tiles, rules=RULES, kong_codes=["1z"])
+    assert named.error is None and named.score["total"] == 8
+    assert named.hand["melds"] == [{"kind": "kong", "tiles": ["1z"] * 4, "concealed": False}]
+
+
 def test_a_kong_stacked_on_its_claimed_tile_lying_sideways_is_read_as_four_tiles():
     """The top tile lies sideways on the sideways claimed tile: no taller than the upright tiles
     beside it, but its near edge lifted off theirs."""

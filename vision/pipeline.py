@@ -239,6 +239,7 @@ def read_photo(
     if not _cut_off(result, size):
         result = _read_changed_copies(image, detect, found, request, result, turn_level)
     _hint_cut_off(result, size)
+    _hint_stacked_kongs(result, request)
     _warn_of_deciding_flowers(result, request)
     return result
 
@@ -280,6 +281,30 @@ def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> N
                 result.warnings.append(f"the flower read {tile.code} may be {rival}, which scores {total} "
                                        f"instead of {result.score['total']}: name the winner's flowers (--flowers)")
                 break
+
+
+def _hint_stacked_kongs(result: PhotoResult, request: ReadingRequest) -> None:
+    """Names, in the error of a hand below the rule set's minimum, each exposed pung that would lift
+    it to the minimum as a kong: from straight above, a kong laid with its fourth tile on the
+    middle one shows no more than a pung, and only the player can say it is one (--kong)."""
+    from scoring import score_json
+
+    if result.error is None or result.error.code != "below_minimum":
+        return
+    hand, hints = result.hand, []
+    for n, meld in enumerate(hand["melds"]):
+        code = meld["tiles"][0]
+        if meld["kind"] != "pung" or meld["concealed"] or code in request.kong_codes:
+            continue
+        kong = {**meld, "kind": "kong", "tiles": [code] * 4}
+        score = score_json({**hand, "melds": [kong if k == n else m for k, m in enumerate(hand["melds"])]},
+                           rules=request.rules, options=request.options)
+        if score.get("ok") and score.get("minimum_met"):
+            hints.append(f"if the {code} pung is a kong laid with its fourth tile under the middle one, "
+                         f"give --kong {code}: it then scores {score['total']}")
+    if hints:
+        error = result.error
+        result.error = PhotoError(error.kind, error.code, f"{error.message} ({'; '.join(hints)})")
 
 
 def _read_again(changed: Callable[[], DetectionSet | None] | None, request: ReadingRequest, first: PhotoResult,
@@ -548,6 +573,7 @@ def read_detections(
                 and all(isinstance(n, numbers.Real) and n > 0 for n in v))
     result = _read_found(_as_found(detections), request)
     _hint_cut_off(result, None if image_size is None else lambda: image_size)
+    _hint_stacked_kongs(result, request)
     _warn_of_deciding_flowers(result, request)
     return result
 
