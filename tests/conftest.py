@@ -1,4 +1,8 @@
-"""Test-session isolation shared by all test modules."""
+"""Test-session isolation and fixtures shared by all test modules."""
+
+import importlib.util
+import sys
+from pathlib import Path
 
 import PIL.Image
 import pytest
@@ -24,3 +28,15 @@ def _restore_pil_open():
     """
     yield
     PIL.Image.open = _PIL_OPEN
+
+
+@pytest.fixture
+def fluffystuff_atlas(tmp_path):
+    """The fluffystuff art (CC0, in ../shared) rasterised into a temporary cache; the test is
+    skipped without the art or cairosvg."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "datasets"))
+    from mjsynth import art
+
+    if not art.FLUFFY_DIR.is_dir() or importlib.util.find_spec("cairosvg") is None:
+        pytest.skip("needs ../shared fluffystuff art and cairosvg")
+    return art.load_atlas("fluffystuff", tmp_path)

@@ -245,17 +245,10 @@ def test_shipped_classifiers_are_small_enough():
 
 
 @needs_model
-def test_shipped_classifier_reads_rendered_fluffystuff_tiles(tmp_path):
-    import importlib.util
-    import sys
-
-    sys.path.insert(0, str(REPO / "datasets"))
-    from mjsynth import art
+def test_shipped_classifier_reads_rendered_fluffystuff_tiles(fluffystuff_atlas):
     from mjsynth.scene import make_sample
 
-    if not art.FLUFFY_DIR.is_dir() or importlib.util.find_spec("cairosvg") is None:
-        pytest.skip("needs ../shared fluffystuff art and cairosvg")
-    atlas = art.load_atlas("fluffystuff", tmp_path)
+    atlas = fluffystuff_atlas
     classifier = TileClassifier()
     top1 = top3 = total = 0
     for k in range(1, 6):

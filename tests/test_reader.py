@@ -224,7 +224,8 @@ def test_a_hand_short_of_tiles_is_tried_only_with_boxes_taken_back(monkeypatch):
     unread = replace(row[1], alternatives=(("2m", 0.3), ("5z", 0.2)), not_a_tile=0.5)
     reads = []
     original = pipeline._read
-    monkeypatch.setattr(pipeline, "_read", lambda boxes, request: reads.append(len(boxes)) or original(boxes, request))
+    monkeypatch.setattr(pipeline, "_read", lambda boxes, request, on_a_tile: reads.append(len(boxes))
+                        or original(boxes, request, on_a_tile))
     result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: DetectionSet(tuple(row[:1] + row[2:]), (unread,)))
     assert result.error is None and result.hand["concealed"] == CONCEALED
     assert reads == [len(row) - 1, len(row)]  # the first reading, then only the box taken back
@@ -445,6 +446,28 @@ def test_a_pung_with_its_middle_tile_turned_on_the_table_stays_a_pung():
     (x0, y0, x1, y1), grow = tiles[-2].box, 0.3 * 40 / 2
     tiles[-2] = replace(tiles[-2], box=(x0 - grow, y0 - 10, x1 + grow, y1))
     assert read_detections(tiles, rules=RULES).hand["melds"][0]["kind"] == "pung"
+
+
+@pytest.mark.parametrize("seen, kind", [(0.9, "kong"), (0.2, "pung")])
+def test_a_level_meld_whose_middle_tile_the_stack_model_sees_on_another_is_a_stacked_kong(seen, kind):
+    """Seen from straight above, a stacked kong's top tile stands level with its neighbours: only
+    the photo (the stack model) tells it from a pung's middle tile."""
+    tiles = _stacked_scene(["9m"] * 3, 0)
+    asked = []
+
+    def on_a_tile(boxes):
+        asked.extend(boxes)
+        return [seen] * len(boxes)
+
+    result = read_detections(DetectionSet(tuple(tiles), on_a_tile=on_a_tile), rules=RULES)
+    assert result.hand["melds"] == [{"kind": kind, "tiles": ["9m"] * (4 if kind == "kong" else 3), "concealed": False}]
+    assert {d.box for d in asked} == {tiles[-2].box}  # the meld's middle tile, nothing else
+
+
+def test_a_chow_is_never_shown_to_the_stack_model():
+    tiles = _stacked_scene(["1s", "2s", "3s"], 0)
+    result = read_detections(DetectionSet(tuple(tiles), on_a_tile=lambda boxes: pytest.fail("asked")), rules=RULES)
+    assert result.hand["melds"][0]["kind"] == "chow"
 
 
 def test_a_hand_below_the_minimum_that_a_stacked_kong_would_lift_names_the_kong_to_give():

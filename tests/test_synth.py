@@ -275,6 +275,23 @@ def test_generated_hands_are_complete_winning_hands():
         assert result.get("reason") != "not_winning", (hand, result)
 
 
+def test_meld_photos_hold_winning_hands_of_exposed_pungs_and_kongs_many_laid_stacked():
+    from mjsynth.hands import meld_heavy_hand
+
+    from scoring import score_json
+
+    for k in range(100):
+        hand = meld_heavy_hand(np.random.default_rng([14, k])).to_json()
+        result = score_json(hand, rules="mcr")
+        assert result["ok"] and result["winning"], (hand, result)
+        assert sum(not m["concealed"] for m in hand["melds"]) >= 2
+        assert all(m["kind"] in ("pung", "kong") for m in hand["melds"])
+    size = random_tile_size(np.random.default_rng(0))
+    groups = [g for k in range(40) for g in LAYOUTS["melds"](np.random.default_rng([15, k]), size).groups]
+    kongs = [g for g in groups if g.kind == "kong" and not g.concealed]
+    assert len(kongs) >= 20 and 0.4 <= sum(g.stacked for g in kongs) / len(kongs) <= 0.8
+
+
 def test_holdout_source_is_never_drawn(tmp_path, cache):
     sources = resolve_sources(SynthConfig(tmp_path, 1, cache=cache, holdout_source="fluffystuff"))
     assert "fluffystuff" not in sources

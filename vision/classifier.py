@@ -155,15 +155,9 @@ class TileClassifier:
 
     def _load(self):
         if self._session is None:
-            if not self.model_path.is_file():
-                raise ClassifierError("model_missing", f"tile classifier weights not found: {self.model_path}")
-            from vision.detector import cpu_session
+            from vision.detector import model_session
 
-            try:
-                session = cpu_session(self.model_path)
-            except Exception as exc:  # onnxruntime raises several unrelated types for bad files
-                raise ClassifierError("model_corrupt",
-                                      f"cannot load tile classifier {self.model_path}: {exc}") from exc
+            session = model_session(self.model_path, "tile classifier", ClassifierError)
             width = session.get_outputs()[0].shape[-1]
             side = session.get_inputs()[0].shape[-1]
             if width != len(CLASSES) or side != INPUT_SIZE:

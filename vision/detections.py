@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -70,7 +70,9 @@ class DetectionSet:
     with the shake undone, on demand; None where the tiles' part shows no clear shake
     (`vision.detector.SHAKE_CLEAR`). One in a blurred photo may be read from `sharpened`: the
     photo sharpened and read anew, on demand; None where the tiles look sharp
-    (`vision.detector.BLURRED`).
+    (`vision.detector.BLURRED`). `on_a_tile` gives, for tile boxes, the probability that each
+    lies on another tile, as a stacked kong's top tile does (the stack model, `vision.stacking`),
+    on demand; None without the model.
     """
 
     kept: tuple[Detection, ...]
@@ -79,3 +81,4 @@ class DetectionSet:
     in_balanced_light: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
     unshaken: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
     sharpened: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
+    on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None = field(default=None, compare=False, repr=False)

@@ -17,12 +17,13 @@ import io
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
 from vision.errors import CodedError
 from vision.paths import file_problem, one_line
+from vision.stacking import DEFAULT_MODEL as DEFAULT_STACK_MODEL
 
 if TYPE_CHECKING:
     import numpy as np
@@ -659,6 +660,17 @@ def cpu_session(model_path: Path, spin: bool = False):
     return ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
 
 
+def model_session(model_path: Path, what: str, error: type[CodedError]):
+    """A CPU session (`cpu_session`) of a crop model's weights, or `error` saying that the `what`
+    weights are missing (`model_missing`) or cannot be loaded (`model_corrupt`)."""
+    if not model_path.is_file():
+        raise error("model_missing", f"{what} weights not found: {model_path}")
+    try:
+        return cpu_session(model_path)
+    except Exception as exc:  # onnxruntime raises several unrelated types for bad files
+        raise error("model_corrupt", f"cannot load {what} {model_path}: {exc}") from exc
+
+
 class Detector:
     """The shipped tile detector; the ONNX session is created on first use.
 
@@ -685,6 +697,12 @@ class Detector:
             from vision.classifier import DEFAULT_UPRIGHT_MODEL, TileClassifier
 
             self._classifier = TileClassifier(classifier_path, DEFAULT_UPRIGHT_MODEL)
+        # Without its file, stacked kongs are found by their boxes alone (vision.grouping._raised).
+        self._stack_model = None
+        if DEFAULT_STACK_MODEL.is_file():
+            from vision.stacking import StackModel
+
+            self._stack_model = StackModel(DEFAULT_STACK_MODEL)
         self.hand_photo = hand_photo
         self.group_conf_threshold = DEFAULT_CONF if conf_threshold is None else conf_threshold
         if conf_threshold is None:
@@ -799,13 +817,40 @@ class Detector:
         tiles not lying sideways), its rejected boxes set apart (as they are without the
         classifier)."""
         if self._classifier is None:
-            return DetectionSet(tuple(detections))
-        from vision.classifier import ClassifierError, reread
+            found = DetectionSet(tuple(detections))
+        else:
+            from vision.classifier import ClassifierError, reread
 
-        try:
-            return reread(self._classifier, rgb, detections, "product", image_size=(width, height), upright=upright)
-        except ClassifierError as exc:
-            raise DetectorError(exc.code, exc.message) from exc
+            try:
+                found = reread(self._classifier, rgb, detections, "product", image_size=(width, height),
+                               upright=upright)
+            except ClassifierError as exc:
+                raise DetectorError(exc.code, exc.message) from exc
+        return replace(found, on_a_tile=self._stack_probe(rgb, width, height))
+
+    def _stack_probe(self, rgb: "np.ndarray", width: int, height: int
+                     ) -> Callable[[Sequence[Detection]], list[float]] | None:
+        """The stack model's reading of tile boxes in `rgb`, decoded from a `width` x `height`
+        photo, each box read once however often the hand is read again; None without the model."""
+        if self._stack_model is None:
+            return None
+        from vision.stacking import StackModelError
+
+        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+        seen: dict[tuple[float, float, float, float], float] = {}
+
+        def on_a_tile(tiles: Sequence[Detection]) -> list[float]:
+            new = list(dict.fromkeys(d.box for d in tiles if d.box not in seen))
+            if new:
+                try:
+                    found = self._stack_model.on_a_tile(rgb, [(x1 * kx, y1 * ky, x2 * kx, y2 * ky)
+                                                              for x1, y1, x2, y2 in new])
+                except StackModelError as exc:
+                    raise DetectorError(exc.code, exc.message) from exc
+                seen.update(zip(new, (float(p) for p in found)))
+            return [seen[d.box] for d in tiles]
+
+        return on_a_tile
 
     def _boxes_around(self, rgb: "np.ndarray", width: int, height: int, size: int,
                       kept: Sequence[Detection]) -> list[Detection]:

@@ -24,7 +24,7 @@ from vision.grouping import FLOWER_CODES, Layout, concealed_count, group_tiles, 
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand,
-                           stacked_kongs_named)
+                           stacked_kongs_named, stacked_kongs_seen)
 
 # A hand short of tiles with a tile this close (pixels) to the photo's edge is most likely cut
 # off there: on 1,000 development photos, 55 of the 59 such hands were.
@@ -530,7 +530,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
                f"{d.code}, at {_where(d)}) to make a winning hand") for d in repeating]
     best = first
     for detections, left_out, warning in edits:
-        result = _read(detections, request)
+        result = _read(detections, request, found.on_a_tile)
         if not _failed(result) and (best is first or result.confidence > best.confidence):
             if left_out is not None:  # still shown, as a tile of no group
                 result.tiles.append(_unplaced(left_out))
@@ -538,7 +538,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
             best = result
     if best is first and not short:
         unsure = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
-        result = _read(unsure, request)
+        result = _read(unsure, request, found.on_a_tile)
         if not _failed(result):
             result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
                                    "surely free to take a face the classifier ranks low")
@@ -579,7 +579,7 @@ def read_detections(
 
 
 def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
-    result = _read(found.kept, request)
+    result = _read(found.kept, request, found.on_a_tile)
     if _failed(result):
         result = _second_look(found, result, request)
     # The detector's boxes at its other input size differ most where they are hardest to draw:
@@ -594,11 +594,13 @@ def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
     return result
 
 
-def _read(detections: Sequence[Detection], request: ReadingRequest) -> PhotoResult:
+def _read(detections: Sequence[Detection], request: ReadingRequest,
+          on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None = None) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections), request.winning_tile)
-        layout = stacked_kongs_named(four_tile_runs_that_are_no_kong(
-            playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout)))), request.kong_codes)
+        layout = stacked_kongs_seen(stacked_kongs_named(four_tile_runs_that_are_no_kong(
+            playing_tiles_among_the_flowers(flowers_in_the_row(flowers_set_apart(layout)))), request.kong_codes),
+            on_a_tile)
     except PhotoError as exc:
         return PhotoResult(tiles=[_unplaced(d) for d in detections if d.is_tile], error=exc)
     try:
@@ -618,15 +620,16 @@ def _read_hand(layout: Layout, request: ReadingRequest) -> HandReading:
 
 
 def _as_pungs_if_they_win(layout: Layout, reading: HandReading, request: ReadingRequest) -> tuple[Layout, HandReading]:
-    """A meld taken for a stacked kong by its raised middle tile (not named with --kong) may be a
-    pung laid untidily: where the hand wins only with such melds read as pungs, they are pungs."""
+    """A meld taken for a stacked kong by its middle tile, raised or seen lying on another (not
+    named with --kong), may be a pung laid untidily: where the hand wins only with such melds
+    read as pungs, they are pungs."""
     raised = [m for m in layout.melds if m.stacked and not m.concealed
               and one_code(layout.tiles, m.tiles) not in request.kong_codes]
     if not raised:
         return layout, reading
     flat = replace(layout, melds=tuple(replace(m, stacked=False) if m in raised else m for m in layout.melds),
-                   warnings=layout.warnings + (f"{len(raised)} meld(s) with the middle tile raised, as on a stacked "
-                                               "kong, make no winning hand as kongs: read as pungs",))
+                   warnings=layout.warnings + (f"{len(raised)} meld(s) whose middle tile looks to lie on a fourth, as on "
+                                               "a stacked kong, make no winning hand as kongs: read as pungs",))
     again = _read_hand(flat, request)
     return (flat, again) if again.winning else (layout, reading)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
-from vision.detections import BACK, TILE_CODES
+from vision.detections import BACK, TILE_CODES, Detection
 from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, one_code, standing_excess
 from vision.photo_errors import PhotoError
 
@@ -41,6 +41,7 @@ OUT_OF_ORDER = 0.2
 # likelier reading makes win.
 MIN_ALTERNATIVE = 0.005
 UNCERTAIN_BELOW = 0.9  # a chosen code less probable than this is reported as uncertain
+ON_A_TILE = 0.9  # the stack model's probability that takes a meld's middle tile for a stacked kong's top
 CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best is reported
 # Other flower readings scored to see whether the score hangs on which flower is which, under rules
 # where it may: enough to cover the likely ones (a doubtful flower has two or three), few enough to
@@ -697,11 +698,38 @@ def stacked_kongs_named(layout: Layout, kong_codes: Sequence[str]) -> Layout:
     named = list(_beyond_stacked(layout, kong_codes))
     melds = list(layout.melds)
     for n, m in enumerate(melds):
-        code = one_code(layout.tiles, m.tiles)
-        if len(m.tiles) == 3 and not m.stacked and not m.concealed and code in named:
+        code = _may_lie_stacked(layout, m)
+        if code in named:
             named.remove(code)
             melds[n] = replace(m, stacked=True)
     return layout if tuple(melds) == layout.melds else replace(layout, melds=tuple(melds))
+
+
+def stacked_kongs_seen(layout: Layout, on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None) -> Layout:
+    """The layout with each three-tile exposed meld that reads one tile taken for a stacked kong
+    where `on_a_tile` (the stack model, vision.stacking; None: none) sees its middle tile lying on
+    another (ON_A_TILE): the boxes alone cannot tell one seen from above (grouping._raised)."""
+    if on_a_tile is None:
+        return layout
+    # A meld with tiles face down is a concealed kong (grouping._as_stacked), never shown to the model.
+    candidates = [n for n, m in enumerate(layout.melds) if _may_lie_stacked(layout, m) is not None
+                  and all(layout.tiles[i].code != BACK for i in m.tiles)]
+    if not candidates:
+        return layout
+    seen = on_a_tile([layout.tiles[layout.melds[n].tiles[1]] for n in candidates])
+    stacked = {n for n, p in zip(candidates, seen) if p >= ON_A_TILE}
+    if not stacked:
+        return layout
+    return replace(layout, melds=tuple(replace(m, stacked=True) if n in stacked else m for n, m in enumerate(layout.melds)))
+
+
+def _may_lie_stacked(layout: Layout, meld: MeldLayout) -> str | None:
+    """The code of an exposed meld of three tiles not read stacked that read one tile (`one_code`:
+    a chow is never stacked): what a kong laid with its fourth tile on the middle one shows; else
+    None."""
+    if len(meld.tiles) != 3 or meld.stacked or meld.concealed:
+        return None
+    return one_code(layout.tiles, meld.tiles)
 
 
 def _beyond_stacked(layout: Layout, kong_codes: Sequence[str]) -> tuple[str, ...]:

@@ -77,17 +77,18 @@ def image_size(rng: np.random.Generator, imgsz: int, kind: str = "table") -> tup
     return int(round(imgsz * a / b / 2)) * 2, imgsz
 
 
-def hand_photo_jpeg(atlas: Atlas, seed: int, index: int, imgsz: int, roll: float = 0.0) -> tuple[bytes, dict]:
+def hand_photo_jpeg(atlas: Atlas, seed: int, index: int, imgsz: int, roll: float = 0.0,
+                    layout: str = "hand") -> tuple[bytes, dict]:
     """Photo `index` of a seeded series of hand photos drawn with `atlas`, as JPEG bytes
     (quality 90, as a phone saves it) with its meta; the photo benchmark and the flower
     model's check read the same photos this way. `roll`: taken with the phone held that many
-    degrees askew."""
+    degrees askew. `layout`: "hand", or "melds" (a hand of exposed pungs and kongs)."""
     import cv2
 
     from .scene import make_sample
 
     rng = np.random.default_rng([seed, index])
-    sample = make_sample(rng, atlas, "hand", *image_size(rng, imgsz, "hand"), roll=roll)
+    sample = make_sample(rng, atlas, layout, *image_size(rng, imgsz, "hand"), roll=roll)
     ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
                             [cv2.IMWRITE_JPEG_QUALITY, 90])
     return jpeg.tobytes(), sample.meta

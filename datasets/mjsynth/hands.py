@@ -83,12 +83,16 @@ def _pick_pair(rng: np.random.Generator, used: Counter) -> HandSet:
     return HandSet("pair", [tile, tile])
 
 
-def random_winning_hand(rng: np.random.Generator) -> WinningHand:
-    """Four sets and a pair (most often), seven pairs, or thirteen orphans."""
+def _context(rng: np.random.Generator) -> dict:
     flowers = sorted(rng.choice(FLOWERS, size=int(rng.choice([0, 0, 1, 1, 2, 2, 3, 4])),
                                 replace=False).tolist(), key=FLOWERS.index)
-    context = dict(self_drawn=bool(rng.random() < 0.4), seat_wind=WINDS[rng.integers(4)],
-                   round_wind=WINDS[rng.integers(4)], flowers=flowers)
+    return dict(self_drawn=bool(rng.random() < 0.4), seat_wind=WINDS[rng.integers(4)],
+                round_wind=WINDS[rng.integers(4)], flowers=flowers)
+
+
+def random_winning_hand(rng: np.random.Generator) -> WinningHand:
+    """Four sets and a pair (most often), seven pairs, or thirteen orphans."""
+    context = _context(rng)
     roll = rng.random()
     if roll < 0.08:  # seven pairs: seven distinct kinds
         kinds = rng.choice(len(PLAYABLE), size=7, replace=False)
@@ -113,3 +117,18 @@ def random_winning_hand(rng: np.random.Generator) -> WinningHand:
     win_set = candidates[rng.integers(len(candidates))]
     win = sets[win_set].tiles[rng.integers(len(sets[win_set].tiles))]
     return WinningHand(sets, win, **context)
+
+
+def meld_heavy_hand(rng: np.random.Generator) -> WinningHand:
+    """Four pungs and kongs of distinct tiles and a pair, two to four of the sets exposed: a hand
+    photo full of the melds among which a kong laid stacked must be told from a pung."""
+    context = _context(rng)
+    tiles = rng.choice(len(PLAYABLE), size=5, replace=False)
+    kongs = rng.random(4) < 0.5
+    sets = [HandSet("kong", [PLAYABLE[t]] * 4) if kong else HandSet("pung", [PLAYABLE[t]] * 3)
+            for t, kong in zip(tiles[:4], kongs)]
+    for k in rng.permutation(4)[:int(rng.integers(2, 5))]:
+        sets[k].exposed = True
+        sets[k].claimed_index = int(rng.integers(len(sets[k].tiles)))
+    pair = PLAYABLE[tiles[4]]
+    return WinningHand([*sets, HandSet("pair", [pair, pair])], pair, **context)

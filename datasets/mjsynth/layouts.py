@@ -6,12 +6,13 @@ A camera on the -y side looking towards +y sees tiles with yaw 0 upright.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
 from .codes import FLOWERS, PLAYABLE
-from .hands import WinningHand, random_winning_hand
+from .hands import WinningHand, meld_heavy_hand, random_winning_hand
 
 
 @dataclass(frozen=True)
@@ -208,8 +209,14 @@ def _place_meld(rng: np.random.Generator, items: list[_Item], x: float, y_near: 
     return placed + [PlacedTile(top.code, pose, True, top.role, top.group)], x_end
 
 
-def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
-    hand: WinningHand = random_winning_hand(rng)
+def hand_layout(rng: np.random.Generator, size: TileSize,
+                hands: Callable[[np.random.Generator], WinningHand] = random_winning_hand,
+                stacked_exposed_kongs: float | None = None) -> Layout:
+    """One player's winning hand laid out for a photo; `stacked_exposed_kongs`: the share of
+    exposed kongs laid stacked (None: STACKED_EXPOSED_KONGS)."""
+    hand: WinningHand = hands(rng)
+    if stacked_exposed_kongs is None:
+        stacked_exposed_kongs = STACKED_EXPOSED_KONGS
     gap = rng.uniform(0.0, 1.2)
     untidy = Untidy(rng, *(rng.uniform(0.0, 1.0) * np.asarray(MESSIEST)))
     standing = rng.random() < 0.45
@@ -218,7 +225,7 @@ def hand_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     for s in hand.sets:
         if not s.exposed and s.kind != "kong":
             continue
-        stacked = s.kind == "kong" and rng.random() < (STACKED_EXPOSED_KONGS if s.exposed else STACKED_CONCEALED_KONGS)
+        stacked = s.kind == "kong" and rng.random() < (stacked_exposed_kongs if s.exposed else STACKED_CONCEALED_KONGS)
         g = Group(len(groups), s.kind, not s.exposed, stacked)
         groups.append(g)
         if stacked:
@@ -408,4 +415,14 @@ def closeup_layout(rng: np.random.Generator, size: TileSize) -> Layout:
     return Layout("closeup", tiles, [], view)
 
 
-LAYOUTS = {"hand": hand_layout, "table": table_layout, "closeup": closeup_layout}
+# A stacked kong shows three tiles as a pung does: the stack model sees as many of each.
+MELD_PHOTO_STACKED_KONGS = 0.6
+
+
+def melds_layout(rng: np.random.Generator, size: TileSize) -> Layout:
+    """A hand photo whose hand is mostly exposed pungs and kongs, more of the kongs laid stacked:
+    what the stack model (vision.stacking, datasets/train_stack.py) learns to tell apart."""
+    return hand_layout(rng, size, meld_heavy_hand, MELD_PHOTO_STACKED_KONGS)
+
+
+LAYOUTS = {"hand": hand_layout, "table": table_layout, "closeup": closeup_layout, "melds": melds_layout}
