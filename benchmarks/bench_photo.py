@@ -194,12 +194,13 @@ def with_true_codes(detections: list[Detection], meta: dict) -> list[Detection]:
     return out
 
 
-def cause(result, detections: list[Detection], meta: dict, kw: dict) -> str:
+def cause(result, found: DetectionSet, meta: dict, kw: dict) -> str:
     """Why a complete photo was read wrong (see the module's docstring)."""
     truth = hand_key(meta["hand"])
     if read_a_hand(result) and hand_key(result.hand, flowers=False) == hand_key(meta["hand"], flowers=False):
         return "which flower"
-    again = read_detections(with_true_codes(detections, meta), **kw)
+    # The same boxes, with the stack model's reading of them (on_a_tile) kept.
+    again = read_detections(replace(found, kept=tuple(with_true_codes(list(found.kept), meta))), **kw)
     if read_a_hand(again) and hand_key(again.hand) == truth:
         return "codes"
     return "boxes or grouping"
@@ -295,7 +296,7 @@ def evaluate(scenes: list[Scene], rules: str, detector, desc: str,
             trust.add(result, hand_ok)
             score_trust.add(result, score_ok)
             if scene.complete and not hand_ok:
-                causes[cause(result, list(found.kept), scene.meta, kw)] += 1
+                causes[cause(result, found, scene.meta, kw)] += 1
     return gt_complete, gt_all, model_complete, model, read_seconds, causes, (trust, score_trust)
 
 

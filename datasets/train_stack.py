@@ -7,8 +7,8 @@ three tiles reading one code gives its middle tile's crop (vision.stacking.conte
 1 where the truth is a stacked kong, 0 where it is a pung. Photos whose index is a multiple of
 DEV_EVERY are kept out of training to choose the threshold (vision.reader.ON_A_TILE).
 
-    python datasets/train_stack.py crops --out /tmp/stack-crops --count 3000 --seed 4242 --workers 2
-    python datasets/train_stack.py train --crops /tmp/stack-crops --epochs 20 --out models/mjlens-stack-classifier.onnx
+    python datasets/train_stack.py crops --out /tmp/stack-crops --count 3200 --seed 4242 --workers 2
+    python datasets/train_stack.py train --crops /tmp/stack-crops --epochs 24 --out models/mjlens-stack-classifier.onnx
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def _photo_crops(job: tuple[int, int]) -> tuple[int, list[tuple[np.ndarray, int]
     return index, meld_crops(jpeg, meta, _WORKER["detector"])
 
 
-def crops_command(args: argparse.Namespace) -> None:
+def crops_command(args: argparse.Namespace) -> int:
     from multiprocessing import Pool
 
     from tqdm import tqdm
@@ -96,7 +96,8 @@ def crops_command(args: argparse.Namespace) -> None:
     crops, labels, photos = [], [], []
     with Pool(args.workers, initializer=_init_worker) as pool:
         jobs = [(args.seed, i) for i in range(args.count)]
-        for index, found in tqdm(pool.imap_unordered(_photo_crops, jobs), total=args.count, desc="photos", mininterval=5):
+        # In photo order, whichever worker finishes first: training and calibration pick crops by index.
+        for index, found in tqdm(pool.imap(_photo_crops, jobs), total=args.count, desc="photos", mininterval=5):
             for crop, label in found:
                 crops.append(crop)
                 labels.append(label)
@@ -104,6 +105,7 @@ def crops_command(args: argparse.Namespace) -> None:
     np.savez_compressed(args.out / f"crops-{args.seed}.npz", crops=np.array(crops, np.uint8).reshape(-1, INPUT_SIZE, INPUT_SIZE, 3),
                         labels=np.array(labels, np.int64), photos=np.array(photos, np.int64))
     print(f"{len(labels)} crops ({sum(labels)} on a tile) from {args.count} photos -> {args.out}")
+    return 0
 
 
 def _network():
@@ -147,13 +149,13 @@ def _probabilities(net, crops: np.ndarray) -> np.ndarray:
     return out
 
 
-def train_command(args: argparse.Namespace) -> None:
+def train_command(args: argparse.Namespace) -> int:
     import torch
     import torch.nn as nn
 
     shards = sorted(args.crops.glob("crops-*.npz"))
     if not shards:
-        fail("no_crops", f"no crops-*.npz in {args.crops}: run `crops` first")
+        return fail("train_stack", "no_crops", f"no crops-*.npz in {args.crops}: run `crops` first")
     data = [np.load(s) for s in shards]
     crops = np.concatenate([d["crops"] for d in data])
     labels = np.concatenate([d["labels"] for d in data]).astype(np.float32)
@@ -188,6 +190,7 @@ def train_command(args: argparse.Namespace) -> None:
         float_model = Path(tmp) / "float.onnx"
         _export(net, float_model)
         ship(float_model, args.out, x)
+    return 0
 
 
 def ship(float_model: Path, out: Path, training_crops: np.ndarray) -> None:
@@ -219,22 +222,22 @@ def _export(net, out: Path) -> None:
                       dynamic_axes={"crops": {0: "n"}, "on_a_tile": {0: "n"}}, opset_version=17, dynamo=False)
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
     crops = sub.add_parser("crops", help="render meld photos and cut the crops")
     crops.add_argument("--out", type=Path, required=True)
-    crops.add_argument("--count", type=int, default=3000)
+    crops.add_argument("--count", type=int, default=3200)
     crops.add_argument("--seed", type=int, default=4242)
     crops.add_argument("--workers", type=int, default=2)
     train = sub.add_parser("train", help="train on the crops and export the ONNX model")
     train.add_argument("--crops", type=Path, required=True)
-    train.add_argument("--epochs", type=int, default=20)
+    train.add_argument("--epochs", type=int, default=24)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-stack-classifier.onnx")
     args = parser.parse_args()
-    {"crops": crops_command, "train": train_command}[args.command](args)
+    return {"crops": crops_command, "train": train_command}[args.command](args)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -477,7 +477,8 @@ def test_a_hand_below_the_minimum_that_a_stacked_kong_would_lift_names_the_kong_
     result = read_detections(tiles, rules=RULES)
     assert result.error.code == "below_minimum" and result.hand["melds"][0]["kind"] == "pung"
     assert result.error.message.endswith(
-        "(if the 1z pung is a kong laid with its fourth tile under the middle one, give --kong 1z: it then scores 8)")
+        "MCR needs 8. If the 1z pung is a kong laid with its fourth tile under the middle one, give --kong 1z: "
+        "it then scores 8.")
     named = read_detections(tiles, rules=RULES, kong_codes=["1z"])
     assert named.error is None and named.score["total"] == 8
     assert named.hand["melds"] == [{"kind": "kong", "tiles": ["1z"] * 4, "concealed": False}]

@@ -90,3 +90,19 @@ def test_the_shipped_model_tells_stacked_kongs_from_pungs_in_rendered_meld_photo
     print(f"stacks seen {(stacks >= ON_A_TILE).sum()}/{len(stacks)}, pungs taken {(pungs >= ON_A_TILE).sum()}/{len(pungs)}")
     assert len(stacks) >= 4 and len(pungs) >= 4
     assert (stacks >= ON_A_TILE).mean() >= MIN_STACKS_SEEN and (pungs >= ON_A_TILE).mean() <= MAX_PUNGS_TAKEN
+
+
+@needs_model
+def test_a_corrupt_stack_model_fails_the_photo_as_bad_input(tmp_path):
+    from vision.detector import Detector
+    from vision.photo_errors import PhotoError
+    from vision.pipeline import read_photo
+
+    bad = tmp_path / "stack.onnx"
+    bad.write_bytes(b"not an onnx file")
+    detector = Detector(hand_photo=True)
+    detector._stack_model = StackModel(bad)
+    photo = np.full((480, 640, 3), 200, np.uint8)
+    with pytest.raises(PhotoError) as err:
+        read_photo(photo, detect=detector.detect_set)
+    assert err.value.kind == "bad_input" and err.value.code == "model_corrupt" and str(bad) in err.value.message

@@ -836,17 +836,17 @@ class Detector:
             return None
         from vision.stacking import StackModelError
 
+        try:  # now, so that a broken model file fails the detection, not a reading long after
+            self._stack_model.load()
+        except StackModelError as exc:
+            raise DetectorError(exc.code, exc.message) from exc
         kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
         seen: dict[tuple[float, float, float, float], float] = {}
 
         def on_a_tile(tiles: Sequence[Detection]) -> list[float]:
             new = list(dict.fromkeys(d.box for d in tiles if d.box not in seen))
             if new:
-                try:
-                    found = self._stack_model.on_a_tile(rgb, [(x1 * kx, y1 * ky, x2 * kx, y2 * ky)
-                                                              for x1, y1, x2, y2 in new])
-                except StackModelError as exc:
-                    raise DetectorError(exc.code, exc.message) from exc
+                found = self._stack_model.on_a_tile(rgb, [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in new])
                 seen.update(zip(new, (float(p) for p in found)))
             return [seen[d.box] for d in tiles]
 

@@ -300,11 +300,11 @@ def _hint_stacked_kongs(result: PhotoResult, request: ReadingRequest) -> None:
         score = score_json({**hand, "melds": [kong if k == n else m for k, m in enumerate(hand["melds"])]},
                            rules=request.rules, options=request.options)
         if score.get("ok") and score.get("minimum_met"):
-            hints.append(f"if the {code} pung is a kong laid with its fourth tile under the middle one, "
+            hints.append(f"{'If' if not hints else 'if'} the {code} pung is a kong laid with its fourth tile under the middle one, "
                          f"give --kong {code}: it then scores {score['total']}")
     if hints:
         error = result.error
-        result.error = PhotoError(error.kind, error.code, f"{error.message} ({'; '.join(hints)})")
+        result.error = PhotoError(error.kind, error.code, f"{error.message} {'; '.join(hints)}.")
 
 
 def _read_again(changed: Callable[[], DetectionSet | None] | None, request: ReadingRequest, first: PhotoResult,

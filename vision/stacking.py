@@ -54,7 +54,8 @@ class StackModel:
         self.model_path = Path(model_path)
         self._session = None
 
-    def _load(self):
+    def load(self):
+        """The ONNX session, loaded now if it was not yet; StackModelError for missing or unusable weights."""
         if self._session is None:
             from vision.detector import model_session
 
@@ -77,6 +78,6 @@ class StackModel:
         probability that its middle tile lies on another tile."""
         import numpy as np
 
-        session = self._load()
+        session = self.load()
         batch = np.ascontiguousarray(crops.transpose(0, 3, 1, 2))
         return session.run(None, {session.get_inputs()[0].name: batch})[0].reshape(-1)
