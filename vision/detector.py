@@ -846,8 +846,8 @@ class Detector:
         def on_a_tile(tiles: Sequence[Detection]) -> list[float]:
             new = list(dict.fromkeys(d.box for d in tiles if d.box not in seen))
             if new:
-                found = self._stack_model.on_a_tile(rgb, [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in new])
-                seen.update(zip(new, (float(p) for p in found)))
+                boxes = [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in new]
+                seen.update(zip(new, (float(p) for p in self._stack_model.on_a_tile(rgb, boxes))))
             return [seen[d.box] for d in tiles]
 
         return on_a_tile

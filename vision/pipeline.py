@@ -300,8 +300,8 @@ def _hint_stacked_kongs(result: PhotoResult, request: ReadingRequest) -> None:
         score = score_json({**hand, "melds": [kong if k == n else m for k, m in enumerate(hand["melds"])]},
                            rules=request.rules, options=request.options)
         if score.get("ok") and score.get("minimum_met"):
-            hints.append(f"{'If' if not hints else 'if'} the {code} pung is a kong laid with its fourth tile under the middle one, "
-                         f"give --kong {code}: it then scores {score['total']}")
+            hints.append(f"{'if' if hints else 'If'} the {code} pung is a kong laid with its fourth tile under the "
+                         f"middle one, give --kong {code}: it then scores {score['total']}")
     if hints:
         error = result.error
         result.error = PhotoError(error.kind, error.code, f"{error.message} {'; '.join(hints)}.")

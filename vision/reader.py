@@ -720,7 +720,8 @@ def stacked_kongs_seen(layout: Layout, on_a_tile: Callable[[Sequence[Detection]]
     stacked = {n for n, p in zip(candidates, seen) if p >= ON_A_TILE}
     if not stacked:
         return layout
-    return replace(layout, melds=tuple(replace(m, stacked=True) if n in stacked else m for n, m in enumerate(layout.melds)))
+    return replace(layout, melds=tuple(replace(m, stacked=True) if n in stacked else m
+                                       for n, m in enumerate(layout.melds)))
 
 
 def _may_lie_stacked(layout: Layout, meld: MeldLayout) -> str | None:
