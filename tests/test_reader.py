@@ -1163,3 +1163,31 @@ def test_a_photo_whose_rows_run_level_is_read_once():
     result = read_photo(photo, rules=RULES, detect=lambda image: calls.append(image) or detect(image))
     assert result.error is None and result.hand["concealed"] == CONCEALED
     assert len(calls) == 1 and not any("askew" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize("rules", ["mcr", "sihai", "shanghai"])
+def test_the_failures_taken_as_blind_to_the_winning_tile_are(rules):
+    """The reader tries the other codes as the winning tile only where the row's ends failed in a
+    way that may hang on it; so a hand of the same tiles must fail alike whichever it is."""
+    from datasets.mjsynth.codes import PLAYABLE
+    from datasets.mjsynth.hands import random_winning_hand
+    from scoring import score_json
+    from vision.reader import _fails_whatever_the_winner
+
+    rng = np.random.default_rng(20261203)
+    outcomes = Counter()
+    for _ in range(150):
+        hand = random_winning_hand(rng).to_json()
+        standing = hand["concealed"] + [hand["winning_tile"]]
+        if rng.random() < 0.7:  # most readings tried are a tile or two off a winning hand
+            for k in rng.choice(len(standing), size=int(rng.integers(1, 3)), replace=False):
+                standing[k] = PLAYABLE[rng.integers(len(PLAYABLE))]
+        verdicts = set()
+        for code in set(standing):
+            rest = list(standing)
+            rest.remove(code)
+            verdicts.add(_fails_whatever_the_winner(score_json({**hand, "concealed": rest, "winning_tile": code},
+                                                              rules=rules)))
+        assert len(verdicts) == 1, (rules, standing, hand["melds"])
+        outcomes[verdicts.pop()] += 1
+    assert outcomes[True] > 30 and outcomes[False] > 30  # both kinds of hand were tried

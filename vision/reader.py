@@ -475,7 +475,9 @@ def _score_reading(
     """Score the reading with its winning tile: the code given, when `unseen_winner` says that
     tile is not in the photo; else the set-apart tile; else a concealed tile of the code given;
     else the tile at the player's right end of the row, then the left end (where a winning tile
-    is laid even when no gap shows), then the highest-scoring of the other codes."""
+    is laid even when no gap shows), then, unless the ends fail whatever the winning tile
+    (`_fails_whatever_the_winner`: on test photos, every time both failed), the highest-scoring
+    of the other codes."""
     options = dict(options) if options else None
     if unseen_winner:
         hand = {**_hand_dict(layout, codes, None, context, unseen_flowers), "winning_tile": winning_tile}
@@ -501,7 +503,7 @@ def _score_reading(
         return Reading(codes, -1, _hand_dict(layout, codes, None, context, unseen_flowers), score, probability)
     results = [scored(w) for w in ends]
     winning = [r for r in results if _is_winning(r[1])]
-    if not winning and others:
+    if not winning and others and not all(_fails_whatever_the_winner(r[1]) for r in results):
         results += [scored(w) for w in others]
     hand, score, w = winning[0] if winning else max(results, key=lambda r: (_is_winning(r[1]), r[1].get("total", -1)))
     return Reading(codes, w, hand, score, probability)
@@ -814,6 +816,18 @@ def _hand_dict(
 
 def _is_winning(score: Mapping[str, object]) -> bool:
     return bool(score.get("ok")) and score.get("reason") != "not_winning"
+
+
+# Failures of the tiles themselves: which of the concealed tiles is the winning one cannot mend
+# them (the winning tile's choice leaves the 14 tiles as they are). Only the win flags that name
+# the winning tile (robbing a kong, the last copy) can clash with one choice and not another.
+WINNER_BLIND_ERRORS = frozenset({"too_many_copies", "wrong_tile_count", "bad_meld", "flower_in_hand", "unknown_tile"})
+
+
+def _fails_whatever_the_winner(score: Mapping[str, Any]) -> bool:
+    if score.get("ok"):
+        return score.get("reason") == "not_winning"
+    return score["error"]["code"] in WINNER_BLIND_ERRORS
 
 
 def _score_key(score: Mapping[str, object]) -> tuple:
