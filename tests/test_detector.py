@@ -252,8 +252,10 @@ def test_missing_file_is_reported():
     "source, code",
     [(None, "bad_argument"), (5, "bad_argument"), ([1, 2], "bad_argument"),
      (np.zeros((40, 40, 3), object), "not_an_image"), ("x" * 300, "cannot_read"), ("", "file_missing"),
-     ("a\x00b.jpg", "bad_argument")],
-    ids=["none", "int", "list", "object-array", "name-too-long", "empty-path", "nul-in-name"],
+     ("a\x00b.jpg", "bad_argument"), (np.full((40, 40, 3), np.nan), "not_an_image"),
+     (-np.ones((40, 40, 3)), "not_an_image"), (np.full((40, 40), 300.0), "not_an_image")],
+    ids=["none", "int", "list", "object-array", "name-too-long", "empty-path", "nul-in-name", "nan-array",
+         "negative-array", "array-over-255"],
 )
 def test_what_is_no_image_source_is_a_coded_error(source, code):
     with pytest.raises(DetectorError) as info:

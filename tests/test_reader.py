@@ -1005,6 +1005,7 @@ def test_fan_provenance_points_at_tiles_with_the_fans_codes():
         ({"rules": "nope"}, "unknown_rules"),
         ({"context": {"seat_wind": "X"}}, "bad_wind"),
         ({"context": {"sitting": True}}, "bad_context"),
+        ({"context": {"self_drawn": "yes"}}, "bad_context"),
         ({"winning_tile": "5x"}, "bad_tile_code"),
         ({"kong_codes": ["0m"]}, "bad_tile_code"),
         ({"context": {"kong_replacement": True}}, "contradictory_flags"),
@@ -1022,6 +1023,19 @@ def test_bad_options_are_bad_input(kwargs, code):
     with pytest.raises(PhotoError) as err:
         read_detections(hand_row(CONCEALED, "7z"), **{"rules": RULES, **kwargs})
     assert err.value.code == code and err.value.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [({"detect": 5}, "detect must be a function from an image to detections (or None), got int"),
+     ({"turn_level": "no"}, "turn_level must be True or False, got str"),
+     ({"kong_codes": [None]}, "kong_codes must be a list of tile codes, got a list holding NoneType"),
+     ({"flowers": ["1f", 1]}, "flowers must be a list of flower codes (or None), got a list holding int")],
+)
+def test_read_photo_names_an_argument_of_the_wrong_type(kwargs, message):
+    with pytest.raises(PhotoError) as err:
+        read_photo(b"never read: the arguments are checked first", rules=RULES, **kwargs)
+    assert err.value.code == "bad_argument" and str(err.value) == message
 
 
 @pytest.mark.parametrize(

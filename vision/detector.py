@@ -367,8 +367,13 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
     if array.dtype == np.uint16:
         array = (array / 257.0).round().astype(np.uint8)
     elif array.dtype != np.uint8:
-        top = 1.0 if float(np.nanmax(array)) <= 1.0 else 255.0
-        array = (np.nan_to_num(array).clip(0, top) * (255.0 / top)).round().astype(np.uint8)
+        low, high = float(array.min()), float(array.max())
+        if not (0.0 <= low and high <= 255.0):  # NaN fails both comparisons
+            found = "NaN" if np.isnan([low, high]).any() else f"from {low:g} to {high:g}"
+            raise DetectorError("not_an_image", f"an array of {array.dtype} pixels {found} is not an image: pixels "
+                                                "run 0..1 or 0..255")
+        top = 1.0 if high <= 1.0 else 255.0
+        array = (array * (255.0 / top)).round().astype(np.uint8)
     if array.shape[2] == 4:
         alpha = array[:, :, 3:4].astype(np.float32) / 255.0
         array = (array[:, :, :3] * alpha + 255.0 * (1 - alpha)).round().astype(np.uint8)

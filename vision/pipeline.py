@@ -229,6 +229,8 @@ def read_photo(
     unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
+    _check_type("detect", detect, "a function from an image to detections (or None)", callable)
+    _check_type("turn_level", turn_level, "True or False", lambda v: isinstance(v, bool))
     if hasattr(image, "read"):  # an open file or upload: read once, as the photo is decoded more than once
         image = _read_file(image)
     found = _run_detector(image, detect)
@@ -395,7 +397,8 @@ def check_options(
         if ruleset.check_context is not None:
             ruleset.check_context(win)
     except ScoringError as exc:
-        raise PhotoError("bad_input", exc.code, exc.message) from None
+        # WinContext names a flag of the wrong type as a JSON hand's fault; here it is the context's.
+        raise PhotoError("bad_input", "bad_context" if exc.code == "bad_json" else exc.code, exc.message) from None
     return full
 
 
@@ -411,7 +414,14 @@ def _check_type(name: str, value: Any, expected: str, accepts: Callable[[Any], b
     """A caller's argument of the wrong type is bad input like any other, not a TypeError from
     deep inside the reader (None stands for the default wherever a default exists)."""
     if value is not None and not accepts(value):
-        raise PhotoError("bad_input", "bad_argument", f"{name} must be {expected}, got {type(value).__name__}")
+        raise PhotoError("bad_input", "bad_argument", f"{name} must be {expected}, got {_kind_of(value)}")
+
+
+def _kind_of(value: Any) -> str:
+    """`value`'s type as an error names it; a list by the first item that is no string, as `got
+    list` would read as a riddle after `must be a list of tile codes`."""
+    odd = [type(v).__name__ for v in value if not isinstance(v, str)] if isinstance(value, (list, tuple)) else []
+    return f"a {type(value).__name__} holding {odd[0]}" if odd else type(value).__name__
 
 
 @dataclass(frozen=True)
