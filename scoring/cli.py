@@ -60,6 +60,9 @@ def parse_options(pairs: list[str]) -> dict:
         key, eq, value = pair.partition("=")
         if not eq or not key:
             raise ScoringError("bad_option", f"--option takes KEY=VALUE, got {pair!r}")
+        if key in options and options[key] != _option_value(value):
+            raise ScoringError("bad_option", f"--option {key} is given twice, as {options[key]!r} and "
+                                             f"{_option_value(value)!r}: give it once")
         options[key] = _option_value(value)
     return options
 
@@ -174,7 +177,11 @@ def _run(args: argparse.Namespace) -> int:
             run_jsonl(sys.stdin.buffer, sys.stdout, args.rules, options)
             return 0
         if not args.hand:
-            raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}"')
+            raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}" (JSON hands: --jsonl, '
+                                               "one per line on standard input)")
+        if args.hand.lstrip().startswith(("{\"", "{'")):
+            raise ScoringError("bad_notation", f"the hand looks like JSON: JSON hands go on standard input with "
+                                               f"--jsonl, one per line (echo '{{...}}' | {PROG} --jsonl)")
         hand, flags = notation.read_notation(args.hand)
         ctx = _context(flags, args)
         result = get_ruleset(args.rules).score(hand, ctx, options)

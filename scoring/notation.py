@@ -48,6 +48,7 @@ _TOKEN = re.compile(
 )
 _GROUP_PART = re.compile(r"(\d+)([a-z])|([A-Z])")
 _WORD = re.compile(r"[a-z]+")
+_DIGITS = re.compile(r"\+?\s*\d+")
 
 
 def _bad(text: str, pos: int, why: str, hint: str = "") -> ScoringError:
@@ -110,6 +111,11 @@ def read_notation(text: str) -> tuple[Hand, dict]:
         m = _TOKEN.match(body, pos)
         if not m:
             at = pos + len(body[pos:]) - len(body[pos:].lstrip())
+            digits = _DIGITS.match(body, at)
+            if digits:  # the slip is after the digits, where a lowercase suit letter belongs
+                after = digits.end()
+                found = f", not {body[after]!r}," if after < len(body) else ""
+                raise _bad(text, after, f"digits need a lowercase suit letter (m p s z f) after them{found}")
             raise _bad(text, at, "unexpected character", _hint(text, body, at))
         start = m.start(m.lastgroup)
         if m.group("win"):

@@ -222,6 +222,14 @@ def test_the_command_refuses_an_option_of_thousands_of_digits(capsys):
     assert status == 2 and not out and err.endswith(" [bad_option]\n")
 
 
+def test_the_command_refuses_an_option_given_twice_with_two_values(capsys):
+    hand = "123456789m789m8m +8m"
+    status, out, err = _cli(capsys, hand, "--rules", "shanghai", "--option", "limit=500", "--option", "limit=600")
+    assert status == 2 and not out
+    assert err.endswith("--option limit is given twice, as 500 and 600: give it once [bad_option]\n")
+    assert _cli(capsys, hand, "--rules", "shanghai", "--option", "limit=500", "--option", "limit=500")[0] == 0
+
+
 def test_winning_means_a_winning_shape_in_every_rule_set():
     """`winning` is whether the tiles form a winning shape, the same in every rule set: a hand
     below a rule set's minimum is winning, with reason below_minimum and no payments."""
@@ -594,6 +602,20 @@ def test_notation_errors_hint_at_the_usual_slips(text, hint):
 
 
 @pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("123m456m789m5p [EEE] +5P", "digits need a lowercase suit letter (m p s z f) after them, not 'P', at position 24"),
+        ("123m456m789m5p [89T] +5p", "digits need a lowercase suit letter (m p s z f) after them, not 'T', at position 19"),
+        ("123m456m789m5p [EEE] +5", "digits need a lowercase suit letter (m p s z f) after them at position 24"),
+    ],
+)
+def test_a_suit_letter_missing_or_in_capitals_is_pointed_at(text, message):
+    with pytest.raises(scoring.ScoringError) as info:
+        scoring.parse_notation(text)
+    assert info.value.code == "bad_notation" and info.value.message == f"{message} of {text!r}"
+
+
+@pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"self_drawn": "yes"}, "self_drawn must be true or false, got 'yes'"),
@@ -645,3 +667,9 @@ def test_the_order_melds_are_given_in_changes_nothing_in_the_result(notation, ru
                                         options).to_json(), ensure_ascii=False)
                for melds in itertools.permutations(hand.melds)}
     assert len(results) == 1
+
+
+def test_a_json_hand_given_as_the_argument_is_pointed_to_jsonl(capsys):
+    status, out, err = _cli(capsys, '{"concealed": ["1m", "1m"], "winning_tile": "1m"}')
+    assert status == 2 and not out
+    assert "the hand looks like JSON: JSON hands go on standard input with --jsonl" in err
