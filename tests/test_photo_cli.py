@@ -48,6 +48,32 @@ def test_bad_tile_options_exit_2_before_reading(capsys, option, code):
     assert exit_code == 2 and json.loads(out)["error"]["code"] == code
 
 
+@pytest.mark.parametrize(
+    "argv, message",
+    [(["photo", "x.jpg", "--seat", "Q", "--json"], "mjlens photo: argument --seat: invalid choice: 'Q'"),
+     (["photo", "x.jpg", "--flowers", "1f,,2f", "--json"], "mjlens photo: argument --flowers: '1f,,2f' is not flower"),
+     (["demo", "--json", "--seat", "Q"], "mjlens demo: unrecognized arguments: --seat Q"),
+     (["detect", "x.jpg", "--conf", "2", "--json"], "mjlens detect: argument --conf: '2' is not a number"),
+     (["score", "--json", "--rules", "xx", "1m"], "mjlens score: argument --rules: invalid choice: 'xx'")],
+)
+def test_with_json_the_option_parsers_refusals_are_json_too(capsys, argv, message):
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    out, err = capsys.readouterr()
+    result = json.loads(out)
+    assert exit_.value.code == 2 and err.startswith("usage: ") and not result["ok"]
+    assert result["error"]["code"] == "bad_argument" and result["error"]["message"].startswith(message)
+    if argv[0] in ("photo", "demo"):  # the object of every mjlens photo outcome
+        assert result["error"]["kind"] == "bad_input" and set(result) >= {"tiles", "groups", "hand", "score"}
+
+
+@pytest.mark.parametrize("flowers", ["", "1f,,2f", ","])
+def test_an_empty_flower_code_is_refused(capsys, flowers):
+    with pytest.raises(SystemExit):
+        main(["photo", "x.jpg", "--flowers", flowers])
+    assert "is not flower codes separated by commas" in capsys.readouterr().err
+
+
 def test_contradictory_flags_exit_2(capsys):
     exit_code, _, err = run_cli(capsys, str(SAMPLE_IMAGE), "--kong-replacement")
     assert exit_code == 2 and "contradictory_flags" in err

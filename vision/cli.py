@@ -8,8 +8,12 @@ numpy/cv2/torch start-up cost.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
+import json
 import sys
+from collections.abc import Callable
+from typing import NoReturn
 
 from scoring.cli import closed_pipe, escape_unencodable_output
 
@@ -30,6 +34,16 @@ def _load(name: str):
     return importlib.import_module(SUBCOMMANDS[name])
 
 
+def _json_error(code: str, message: str) -> dict:
+    return {"ok": False, "error": {"code": code, "message": message}}
+
+
+def _json_usage_error(parser: argparse.ArgumentParser, as_json: Callable[[str, str], dict], message: str) -> NoReturn:
+    parser.print_usage(sys.stderr)
+    print(json.dumps(as_json("bad_argument", f"{parser.prog}: {message}"), ensure_ascii=False))
+    sys.exit(2)  # as argparse exits on a usage error
+
+
 def main(argv: list[str] | None = None) -> int:
     if argv is None:  # the `mjlens` command itself, not a caller's test
         escape_unencodable_output()
@@ -48,6 +62,9 @@ def main(argv: list[str] | None = None) -> int:
             sp = sub.add_parser(name, help=module.HELP, description=module.HELP)
             module.add_arguments(sp)
             sp.set_defaults(_run=module.run)
+            if "--json" in argv:  # --json promises JSON for every outcome, the parsers' refusals included
+                sp.error = parser.error = functools.partial(_json_usage_error, sp, getattr(module, "json_error",
+                                                                                           _json_error))
         else:
             sub.add_parser(name, help=_load(name).HELP if chosen is None else None)
     args = parser.parse_args(argv)

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from scoring.cli import fail
-from vision.photo_cli import add_context_arguments, run_on
+from vision.photo_cli import add_context_arguments, json_error, run_on  # noqa: F401 (json_error: vision.cli)
 
 HELP = "read and score the bundled sample photo, and write the annotated image"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -182,7 +182,7 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
         img, name = source, "the image"
     else:
         img, name = _open(source), _source_name(source)
-    _check_size(*img.size)
+    _check_size(*img.size, name)
     try:
         width, height = upright_size(img)
         if draft_size and img.format == "JPEG":
@@ -326,13 +326,14 @@ def _open(source: str | Path | bytes) -> "Image.Image":
         raise _unreadable(name, exc) from exc
 
 
-def _check_size(width: int, height: int) -> None:
+def _check_size(width: int, height: int, name: str = "the image") -> None:
     if min(width, height) < MIN_SIDE:
-        raise DetectorError("image_too_small", f"the image is {width}x{height}; each side must be ≥ {MIN_SIDE} px")
+        raise DetectorError("image_too_small", f"{name} is {width}x{height}; each side must be ≥ {MIN_SIDE} px")
     if width * height > MAX_PIXELS:
         raise DetectorError(
             "image_too_large",
-            f"the image is {width}x{height} ({width * height / 1e6:.0f} MP); the limit is {MAX_PIXELS / 1e6:.0f} MP",
+            f"{name} is {width}x{height} ({width * height / 1e6:.0f} MP); the limit is "
+            f"{MAX_PIXELS / 1e6:.0f} MP",
         )
 
 

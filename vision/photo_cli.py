@@ -64,7 +64,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _flower_list(text: str) -> tuple[str, ...]:
     """Codes as typed (checked by the pipeline, which explains a bad one); `none` for no flowers."""
-    return () if text.strip().lower() == "none" else tuple(c.strip() for c in text.split(",") if c.strip())
+    if text.strip().lower() == "none":
+        return ()
+    codes = tuple(c.strip() for c in text.split(","))
+    if not all(codes):  # "" or "1f,,2f": a slip, not a way to say no flowers
+        raise argparse.ArgumentTypeError(f"{text!r} is not flower codes separated by commas, such as 1f,6f "
+                                         "(none: no flowers)")
+    return codes
+
+
+def json_error(code: str, message: str) -> dict:
+    """The --json object of bad input found before the photo is read (the option parser's)."""
+    from vision.pipeline import PhotoResult
+
+    return PhotoResult(error=PhotoError("bad_input", code, message)).to_json()
 
 
 def options_from_args(args: argparse.Namespace) -> dict | None:
