@@ -846,17 +846,7 @@ class Detector:
             self._stack_model.load()
         except StackModelError as exc:
             raise DetectorError(exc.code, exc.message) from exc
-        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
-        seen: dict[tuple[float, float, float, float], float] = {}
-
-        def on_a_tile(tiles: Sequence[Detection]) -> list[float]:
-            new = list(dict.fromkeys(d.box for d in tiles if d.box not in seen))
-            if new:
-                boxes = [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in new]
-                seen.update(zip(new, (float(p) for p in self._stack_model.on_a_tile(rgb, boxes))))
-            return [seen[d.box] for d in tiles]
-
-        return on_a_tile
+        return self._stack_model.probe(rgb, width, height)
 
     def _boxes_around(self, rgb: "np.ndarray", width: int, height: int, size: int,
                       kept: Sequence[Detection]) -> list[Detection]:

@@ -11,10 +11,11 @@ ONNX Runtime on CPU; onnxruntime and OpenCV are imported lazily.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision.detections import Detection
 from vision.errors import CodedError
 
 if TYPE_CHECKING:
@@ -72,6 +73,21 @@ class StackModel:
         if not len(boxes):
             return np.zeros(0, np.float32)
         return self.read(np.stack([context_crop(rgb, b) for b in boxes]))
+
+    def probe(self, rgb: "np.ndarray", width: int, height: int) -> Callable[[Sequence[Detection]], list[float]]:
+        """`on_a_tile` for detections in the coordinates of a `width` x `height` photo decoded
+        as `rgb` (perhaps reduced), each box read once however often the hand is read again."""
+        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+        seen: dict[tuple[float, float, float, float], float] = {}
+
+        def on_a_tile(tiles: Sequence[Detection]) -> list[float]:
+            new = list(dict.fromkeys(d.box for d in tiles if d.box not in seen))
+            if new:
+                boxes = [(x1 * kx, y1 * ky, x2 * kx, y2 * ky) for x1, y1, x2, y2 in new]
+                seen.update(zip(new, (float(p) for p in self.on_a_tile(rgb, boxes))))
+            return [seen[d.box] for d in tiles]
+
+        return on_a_tile
 
     def read(self, crops: "np.ndarray") -> "np.ndarray":
         """For each crop (N x INPUT_SIZE x INPUT_SIZE x 3 RGB uint8, as `context_crop` cuts them), the
