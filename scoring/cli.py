@@ -21,6 +21,7 @@ HELP = "score a winning hand (one-line notation, or JSON lines with --jsonl)"
 PROG = "mjlens score"
 # A hand that scores under the default rules (a test holds it to that), shown wherever one is asked for
 EXAMPLE = "123m456m789m5p [EEE] +5p | self"
+FLAG_NAMES = {"heavenly": "heavenly (天和)", "earthly": "earthly (地和)", "human": "human (人和)"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -194,6 +195,11 @@ def _run(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_json(), ensure_ascii=False))
     else:
         print(format_table(result, notation.to_notation(hand, ctx)))
+        ruleset = get_ruleset(args.rules)
+        for flag in ruleset.unscored_flags:
+            if getattr(ctx, flag):
+                print(f"Note: {ruleset.plain_title} has no fan for a {FLAG_NAMES[flag]} hand: the {flag} flag "
+                      "changes nothing")
     return 0
 
 

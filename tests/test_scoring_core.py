@@ -673,3 +673,11 @@ def test_a_json_hand_given_as_the_argument_is_pointed_to_jsonl(capsys):
     status, out, err = _cli(capsys, '{"concealed": ["1m", "1m"], "winning_tile": "1m"}')
     assert status == 2 and not out
     assert "the hand looks like JSON: JSON hands go on standard input with --jsonl" in err
+
+
+@pytest.mark.parametrize(("rules", "noted"), [("mcr", True), ("shanghai", True), ("sihai", False)])
+def test_a_flag_the_rule_set_has_no_fan_for_is_noted(capsys, rules, noted):
+    status, out, _ = _cli(capsys, "123m456m789m5p EEE +5p | self heavenly", "--rules", rules)
+    note = "has no fan for a heavenly (天和) hand: the heavenly flag changes nothing"
+    assert status == 0 and (note in out) == noted
+    assert note not in _cli(capsys, "123m456m789m5p EEE +5p | self", "--rules", rules)[1]

@@ -105,6 +105,9 @@ class RuleSet:
     find_own_forms: Callable[[Hand], Iterable[str]] | None = field(default=None, repr=False)
     # the forms that win under given options, where an option turns one off (default: all of `forms`)
     accepted_forms: Callable[[Any], Collection[str]] | None = field(default=None, repr=False)
+    # win flags the rule set has no fan for (MCR has no 天和): the command says so, as a flag given
+    # and silently changing nothing reads as a scoring fault
+    unscored_flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:

@@ -23,4 +23,5 @@ RULESET = RuleSet(
     flower_note=flower_note,
     shortfall=shortfall,
     evaluate_json=evaluate_json,
+    unscored_flags=("heavenly", "earthly", "human"),
 )

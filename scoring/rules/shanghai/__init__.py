@@ -20,4 +20,5 @@ RULESET = RuleSet(
     forms=FORMS,
     flower_note=flower_note,
     check_context=check_context,
+    unscored_flags=("heavenly", "earthly", "human"),
 )
