@@ -219,9 +219,24 @@ def test_iphone_heic_uploads_are_read(client):
     assert check_image(heic, 4_000_000) == CheckedImage(400, 300, "HEIF")
 
 
-def test_corrupt_image_gives_422(client):
-    data = png_bytes(400, 300, "JPEG")
-    assert_error(post_photo(client, data[: len(data) // 2], "cut.jpg", "image/jpeg"), 422, "corrupt_image")
+@pytest.mark.parametrize("fmt", ["JPEG", "PNG"])
+def test_corrupt_image_gives_422(client, fmt):
+    # noise, so that half the PNG's compressed pixels are cut off, not only its end
+    buf = io.BytesIO()
+    Image.effect_noise((400, 300), 60).convert("RGB").save(buf, format=fmt)
+    data = buf.getvalue()
+    assert_error(post_photo(client, data[: len(data) // 2], "cut.img", f"image/{fmt.lower()}"), 422, "corrupt_image")
+
+
+def test_a_fault_of_the_server_still_answers_in_json(monkeypatch):
+    import vision.server
+
+    def broken(*_args):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(vision.server, "_score", broken)
+    with TestClient(create_app(), raise_server_exceptions=False) as fresh:
+        assert_error(fresh.post("/api/score", json=HAND), 500, "internal_error")
 
 
 def test_bad_form_fields_give_422(client):

@@ -216,11 +216,11 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
         width, height = upright_size(image)
     except (OSError, ValueError, SyntaxError):  # unreadable EXIF: the pipeline ignores it too
         pass
-    orientation = exif_orientation(image)
     # A damaged or cut-off file must not reach the detector. JPEGs decode at 1/8 scale here
-    # (cheap); other formats fully.
+    # (cheap); other formats fully (a PNG's EXIF lies after its pixels: reading it decodes them).
     reduced = image.format in ("JPEG", "MPO")
     try:
+        orientation = exif_orientation(image)
         if reduced:
             image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
         image.load()
@@ -360,6 +360,11 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         # headers: a 405's Allow, which clients and monitors read to learn the methods that work
         return _error_response(exc.status_code, codes.get(exc.status_code, "bad_request"), str(exc.detail),
                                exc.headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(_request: Request, exc: Exception):
+        # A fault of ours still answers in the API's JSON shape; the traceback goes to the log.
+        return _error_response(500, "internal_error", f"the server failed on this request ({type(exc).__name__})")
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_request: Request, exc: RequestValidationError):
