@@ -443,6 +443,31 @@ def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile(page
     expect(page.locator("#warnings")).not_to_contain_text("--winning-tile")
 
 
+def test_settings_that_contradict_each_other_are_blamed_not_the_photo(page):
+    page.check("#self_drawn")
+    page.check("#robbing_kong")  # a kong is robbed from a discarder's kong, never self-drawn
+    page.set_input_files("#photo-input", str(SAMPLE))
+    expect(page.locator("#error")).to_contain_text("Check the settings: ")
+    expect(page.locator("#error")).not_to_contain_text("Could not read that photo")
+
+
+def test_the_pipelines_advice_is_given_in_the_pages_terms(page):
+    from vision.pipeline import PhotoResult, _warn_of_a_doubtful_score
+
+    doubtful = PhotoResult()
+    _warn_of_a_doubtful_score(doubtful)
+    advice = [*doubtful.warnings,
+              "the flower read 1f may be 2f, which scores 9 instead of 10: name the winner's flowers (--flowers)",
+              "the hand scores 7, below the minimum. If the 5p pung is a kong laid with its fourth tile under the "
+              "middle one, give --kong 5p: it then scores 9; if the 7z pung is ..., give --kong 7z: it then scores 9.",
+              "the tile set apart at the left ... sorted from it; if it is the winning tile, name it: --winning-tile 3s"]
+    shown = page.evaluate("texts => texts.map(warningText)", advice)
+    assert not any("--" in text for text in shown), shown
+    assert "tap a tile to correct it" in shown[0] and "tap the flower to name it" in shown[1]
+    assert shown[2].count('press "a fourth under it" on that meld:') == 2
+    assert shown[3].endswith('tap it and choose "Mark as winning tile"')
+
+
 def payments_line(result, note):
     """The score card's payments line for `result`, an answer of scoring.score_json."""
     pay = result["payments"]

@@ -248,7 +248,7 @@ def register_phone_formats() -> None:
 
 
 def _source_name(source: str | Path | bytes) -> str:
-    return "<bytes>" if isinstance(source, bytes) else str(source)
+    return "the image data" if isinstance(source, bytes) else str(source)
 
 
 # How the image formats a phone or camera saves begin: a file that begins so but that Pillow cannot

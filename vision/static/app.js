@@ -150,7 +150,9 @@ async function uploadPhoto(file) {
     if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
       clearReading(); // the previous photo's hand and score are not this photo's
-      showError(`Could not read that photo: ${message}`);
+      showError(body && body.error && SETTINGS_ERRORS.has(body.error.code)
+        ? `Check the settings: ${message}. Then choose the photo again.`
+        : `Could not read that photo: ${message}`);
       return;
     }
     if (!body.tiles.length) {
@@ -233,7 +235,7 @@ function loadReading(body) {
   if (leftovers.length) state.groups.push({ role: "unassigned", tiles: leftovers, concealed: true });
   syncFlowerButtons();
   const notes = (body.warnings || []).map(warningText);
-  if (body.error) notes.unshift(body.error.message);
+  if (body.error) notes.unshift(warningText(body.error.message));
   $("warnings").textContent = notes.join(" · ");
   $("warnings").classList.remove("stale");
   // How sure the photo's reading is; it says nothing of the hand once a tile has been corrected.
@@ -252,11 +254,24 @@ function percent(p) {
   return `${Math.round(100 * (p || 0))}%`;
 }
 
-// The pipeline's warnings speak to `mjlens photo` users; here the winning tile is chosen by tapping it.
+// The API's codes for a fault of the page's settings (win facts, rule-set options), not the photo's.
+const SETTINGS_ERRORS = new Set(["contradictory_flags", "bad_context", "bad_wind", "bad_option", "unknown_rules"]);
+
+// The pipeline's warnings and errors speak to `mjlens photo` users, in its options; here each is
+// done on the page: a tile is corrected or marked as the winning one by tapping it, a meld of
+// three is made a stacked kong with its button.
+const PAGE_WORDS = [
+  [/give the right one with --winning-tile/, () => `tap the right tile and choose "${$("picker-winning").textContent}"`],
+  [/name it: --winning-tile \S+/, () => `tap it and choose "${$("picker-winning").textContent}"`],
+  [/ \(--annotate marks them\)/, () => " (marked ? on the photo)"],
+  [/give what you know \(--winning-tile, --kong, --flowers\)/, () => "tap a tile to correct it"],
+  [/name the winner's flowers \(--flowers\)/, () => "tap the flower to name it"],
+  [/give --kong \S+:/g, () => 'press "a fourth under it" on that meld:'],
+];
+
 function warningText(w) {
   const text = typeof w === "string" ? w : w.message || w.code || JSON.stringify(w);
-  return text.replace("give the right one with --winning-tile",
-    `tap the right tile and choose "${$("picker-winning").textContent}"`);
+  return PAGE_WORDS.reduce((t, [pattern, words]) => t.replace(pattern, words), text);
 }
 
 // The group of a role, made when first needed: the concealed hand is listed first, the tiles
