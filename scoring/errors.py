@@ -31,15 +31,22 @@ JSON_KINDS: dict[type, str] = {
 
 
 def shown(value: object) -> str:
-    """`value` as an error message names it: a string as written, true and false as JSON writes
-    them (their kind, "true or false", reads as a riddle after "got"), anything else by its kind.
-    Input from outside may be nested thousands deep or be a number thousands of digits long,
-    whose repr fails (past the recursion limit, past the 4300 digits Python converts)."""
+    """`value` as an error message names it: a string as written (its start, when long: a message
+    that echoed a megabyte sent as a rule set's name would bury the error), true and false as JSON
+    writes them (their kind, "true or false", reads as a riddle after "got"), a number as written
+    up to SHOWN_CHARS, anything else by its kind. Input from outside may be nested thousands deep
+    or be a number thousands of digits long, whose repr fails (past the recursion limit, past the
+    4300 digits Python converts)."""
     if isinstance(value, str):
-        return repr(value)
+        return repr(value) if len(value) <= SHOWN_CHARS else f"{value[:SHOWN_CHARS]!r}... ({len(value):,} characters)"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, float) or (isinstance(value, int) and -10 ** SHOWN_CHARS < value < 10 ** SHOWN_CHARS):
+        return repr(value)
     return JSON_KINDS.get(type(value), f"a {type(value).__name__}")
+
+
+SHOWN_CHARS = 40
 
 
 class ScoringError(ValueError):

@@ -99,10 +99,10 @@ def hand_from_json(obj: Any) -> tuple[Hand, WinContext]:
         if key not in obj:
             raise ScoringError("bad_json", f"missing {key!r}")
     if not isinstance(obj["winning_tile"], str):
-        raise ScoringError("bad_json", "winning_tile is one tile code such as \"5p\"")
+        raise ScoringError("bad_json", f"winning_tile must be one tile code such as \"5p\", got {shown(obj['winning_tile'])}")
     melds = obj.get("melds", [])
     if not isinstance(melds, list):
-        raise ScoringError("bad_json", "melds is a list")
+        raise ScoringError("bad_json", f"melds must be a list of melds, got {shown(melds)}")
     ctx_args = {}
     for key, typ in _CONTEXT_KEYS.items():
         if key in obj and not (key == "discarder" and obj[key] is None):

@@ -1006,6 +1006,7 @@ def test_fan_provenance_points_at_tiles_with_the_fans_codes():
         ({"context": {"seat_wind": "X"}}, "bad_wind"),
         ({"context": {"sitting": True}}, "bad_context"),
         ({"context": {"self_drawn": "yes"}}, "bad_context"),
+        ({"winning_tile": "1f"}, "bad_tile_code"),
         ({"winning_tile": "5x"}, "bad_tile_code"),
         ({"kong_codes": ["0m"]}, "bad_tile_code"),
         ({"context": {"kong_replacement": True}}, "contradictory_flags"),

@@ -612,9 +612,9 @@ def test_notation_errors_point_at_the_usual_slips(text, start, end):
     ("change", "message"),
     [
         ({"self_drawn": "yes"}, "self_drawn must be true or false, got 'yes'"),
-        ({"last_tile": 1}, "last_tile must be true or false, got a whole number"),
+        ({"last_tile": 1}, "last_tile must be true or false, got 1"),
         ({"seat_wind": True}, 'seat_wind must be a wind, "E", "S", "W" or "N", got true'),
-        ({"discarder": 3}, 'discarder must be a wind, "E", "S", "W" or "N" (or null), got a whole number'),
+        ({"discarder": 3}, 'discarder must be a wind, "E", "S", "W" or "N" (or null), got 3'),
     ],
 )
 def test_a_context_value_of_the_wrong_type_names_the_key_and_the_type(change, message):
@@ -674,3 +674,11 @@ def test_a_flag_the_rule_set_has_no_fan_for_is_noted(capsys, rules, noted):
     note = "has no fan for a heavenly (天和) hand: the heavenly flag changes nothing"
     assert status == 0 and (note in out) == noted
     assert note not in _cli(capsys, "123m456m789m5p EEE +5p | self", "--rules", rules)[1]
+
+
+def test_a_long_value_is_shown_by_its_start_and_a_number_as_written():
+    result = scoring.score_json(BASE, rules="x" * 100_000)
+    assert result["error"]["message"] == (f"unknown rule set {'x' * 40!r}... (100,000 characters); "
+                                          f"available: {', '.join(scoring.available_rulesets())}")
+    assert scoring.score_json(BASE, "mcr", {"minimum": 8.5})["error"]["message"].endswith("got 8.5")
+    assert scoring.score_json({**BASE, "melds": None})["error"]["message"] == "melds must be a list of melds, got null"

@@ -388,6 +388,7 @@ def check_options(
     """The full context with defaults; bad rules, options, flags or tile codes raise
     PhotoError(bad_input) before any work is done on the photo."""
     from scoring import ScoringError, WinContext, get_ruleset
+    from scoring.errors import shown
 
     _check_type("context", context, "a dict of win flags (or None)", _is_mapping)
     _check_type("options", options, "a dict of rule-set options (or None)", _is_mapping)
@@ -395,11 +396,14 @@ def check_options(
     _check_type("kong_codes", kong_codes, "a list of tile codes", _is_code_list)
     _check_type("flowers", flowers, "a list of flower codes (or None)", _is_code_list)
     for what, code in [("winning tile", winning_tile)] + [("kong tile", c) for c in kong_codes or ()]:
+        if code in FLOWER_CODES:
+            raise PhotoError("bad_input", "bad_tile_code", f"the {what} cannot be a flower ({code}): flowers are "
+                                                           "set aside, never part of the hand")
         if code is not None and code not in PLAYING_CODES:
-            raise PhotoError("bad_input", "bad_tile_code", f"{what} {code!r} is not a tile code such as 5p or 7z")
+            raise PhotoError("bad_input", "bad_tile_code", f"{what} {shown(code)} is not a tile code such as 5p or 7z")
     for code in flowers or ():
         if code not in FLOWER_CODES:
-            raise PhotoError("bad_input", "bad_tile_code", f"flower {code!r} is not a flower code 1f-8f")
+            raise PhotoError("bad_input", "bad_tile_code", f"flower {shown(code)} is not a flower code 1f-8f")
     if flowers is not None and len(set(flowers)) < len(flowers):
         raise PhotoError("bad_input", "bad_tile_code", f"flowers {', '.join(flowers)} name one flower twice")
     unknown = set(context or {}) - set(CONTEXT_DEFAULTS)

@@ -259,7 +259,7 @@ def get_ruleset(name: str) -> RuleSet:
 def _ruleset(name: str) -> RuleSet:
     if name not in available_rulesets():
         raise ScoringError(
-            "unknown_rules", f"unknown rule set {name!r}; available: {', '.join(available_rulesets())}"
+            "unknown_rules", f"unknown rule set {shown(name)}; available: {', '.join(available_rulesets())}"
         )
     return importlib.import_module(f"{__name__}.{name}").RULESET
 
