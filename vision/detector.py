@@ -308,10 +308,7 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     else:
         if problem := file_problem(source, "image"):
             raise DetectorError(*problem)
-        path = Path(source)
-        if path.stat().st_size == 0:
-            raise DetectorError("empty_file", f"{path}: the file is empty (0 bytes)")
-        stream = path
+        stream = Path(source)
     try:
         return pillow_open(stream)
     except Image.DecompressionBombError as exc:

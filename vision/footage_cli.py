@@ -121,12 +121,15 @@ def run(args: argparse.Namespace) -> int:
                                    options=options)
     except ValueError as exc:
         problems.append(("bad_argument", str(exc)))
-    if args.rules in available_rulesets():
-        from vision.photo_errors import PhotoError
-        from vision.pipeline import check_options
+    from vision.photo_errors import PhotoError
+    from vision.pipeline import check_options
 
+    # The win facts and the options apart, so that a fault in each is reported; the winds are
+    # checked under a rule set whose name is wrong too (any rule set's winds are E, S, W, N).
+    checks = [(args.rules, context, None), (args.rules, None, options)]
+    for rules, facts, rule_options in checks if args.rules in available_rulesets() else [("mcr", context, None)]:
         try:
-            check_options(args.rules, context, options)
+            check_options(rules, facts, rule_options)
         except PhotoError as exc:
             problems.append((exc.code, exc.message))
     if args.engine == "ray" and importlib.util.find_spec("ray") is None:

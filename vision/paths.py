@@ -16,19 +16,21 @@ def file_problem(path: str | Path, kind: str) -> tuple[str, str] | None:
     if not name:  # Path("") would be the current folder
         return "file_missing", f"the {kind}'s path is empty"
     try:
-        mode = os.stat(name).st_mode
+        info = os.stat(name)
     except FileNotFoundError:
         return "file_missing", f"{shown}: no such file"
     except OSError as exc:  # a name too long, a component that is a file, a folder not to be entered
         return "cannot_read", f"{shown}: cannot open it ({exc.strerror})"
     except ValueError:  # a NUL character, which no file name holds
         return "bad_argument", f"{name!r}: a file name cannot hold a NUL character"
-    if stat.S_ISDIR(mode):
+    if stat.S_ISDIR(info.st_mode):
         return "not_a_file", f"{shown}: is a folder, not {_a(kind)} file"
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         return "not_a_file", f"{shown}: not {_a(kind)} file (a device or a pipe)"
     if not os.access(name, os.R_OK):
         return "cannot_read", f"{shown}: cannot open it (Permission denied)"
+    if info.st_size == 0:
+        return "empty_file", f"{shown}: the file is empty (0 bytes)"
     return None
 
 
