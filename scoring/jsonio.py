@@ -35,6 +35,22 @@ _MELD_KEYS = {"kind", "tiles", "concealed", "claimed"}
 _KEYS = _HAND_KEYS | set(_CONTEXT_KEYS)
 
 
+def hand_json_schema() -> dict[str, Any]:
+    """The JSON hand as a JSON Schema (for the web API's OpenAPI document), from the same key
+    tables that `hand_from_json` reads; the codes and counts are checked by the reader alone."""
+    code = {"type": "string", "examples": ["5p"]}
+    tiles = {"type": "array", "items": code}
+    wind = {"type": "string", "enum": ["E", "S", "W", "N"]}
+    meld = {"type": "object", "additionalProperties": False, "required": ["kind", "tiles"], "properties": {
+        "kind": {"type": "string", "enum": ["chow", "pung", "kong"]}, "tiles": tiles,
+        "concealed": {"type": "boolean"}, "claimed": code}}
+    flags = {key: {"type": "boolean"} if typ is bool else wind for key, typ in _CONTEXT_KEYS.items()}
+    flags["discarder"] = {"anyOf": [wind, {"type": "null"}]}
+    return {"type": "object", "additionalProperties": False, "required": ["concealed", "winning_tile"],
+            "properties": {"concealed": tiles, "melds": {"type": "array", "items": meld}, "winning_tile": code,
+                           "flowers": tiles, **flags}}
+
+
 def loads(text: str) -> Any:
     """Parse one JSON document; whatever Python cannot read is ScoringError(bad_json): malformed
     text, and well-formed JSON past Python's limits: nested deeper than the recursion limit (the

@@ -515,3 +515,23 @@ def test_after_a_slow_answer_a_kept_alive_connection_has_the_limit_again_for_its
 
     with serving(_answer_after_1_5_s, client_timeout_s=1.0) as port:
         assert answer_to(port, answered_then_trickle) == b""
+
+
+def test_the_openapi_document_shows_the_bodies_the_api_sends_and_takes(client):
+    from scoring.jsonio import hand_to_json
+    from scoring.notation import parse_notation
+
+    document = client.get("/openapi.json").json()
+    for path in ("/api/photo", "/api/score"):
+        responses = document["paths"][path]["post"]["responses"]
+        for status in ("400", "413", "415", "422", "500"):
+            schema = responses[status]["content"]["application/json"]["schema"]
+            assert schema["required"] == ["ok", "error"] and schema["properties"]["ok"]["const"] is False
+    assert "HTTPValidationError" not in document.get("components", {}).get("schemas", {})
+    hand_schema = document["paths"]["/api/score"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    jsonschema = pytest.importorskip("jsonschema")
+    for hand in (HAND, hand_to_json(*parse_notation("1122m [234p] [5555s] {7777z} +1m 1f2f | last seat=S from=N"))):
+        jsonschema.validate(hand, hand_schema)
+        assert client.post("/api/score", json=hand).json()["ok"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**HAND, "seat": "E"}, hand_schema)

@@ -44,6 +44,7 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from scoring.jsonio import hand_json_schema
 from vision.errors import CodedError
 
 if TYPE_CHECKING:
@@ -78,6 +79,18 @@ class ApiError(CodedError):
     def __init__(self, status: int, code: str, message: str):
         super().__init__(code, message)
         self.status = status
+
+
+# Every refusal's body, as the OpenAPI document shows it (FastAPI's own 422 shape is never sent).
+ERROR_BODY = {"type": "object", "required": ["ok", "error"], "properties": {
+    "ok": {"type": "boolean", "const": False},
+    "error": {"type": "object", "required": ["code", "message"],
+              "properties": {"code": {"type": "string"}, "message": {"type": "string"}}}}}
+REFUSALS = {status: {"description": why, "content": {"application/json": {"schema": ERROR_BODY}}} for status, why in (
+    (400, "a multipart body that cannot be parsed"), (408, "past the request time limit"),
+    (413, "an upload or photo too large"), (415, "not an image"),
+    (422, "a damaged image, malformed JSON, an invalid hand, context or option, an unknown rule set"),
+    (429, "too many requests waiting"), (500, "a fault of the server"), (503, "the model files missing or unusable"))}
 
 
 def _error_response(status: int, code: str, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
@@ -388,7 +401,7 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     async def rules_list():
         return {"ok": True, "rules": _rule_sets()}
 
-    @app.post("/api/photo")
+    @app.post("/api/photo", responses=REFUSALS)
     async def photo(
         image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG, WebP or HEIC)"),
         rules: str = Form("mcr"),
@@ -405,7 +418,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         return await pool.run("reading the photo", _recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
                               settings.max_pixels)
 
-    @app.post("/api/score")
+    @app.post("/api/score", responses=REFUSALS, openapi_extra={"requestBody": {
+        "required": True, "content": {"application/json": {"schema": hand_json_schema()}}}})
     async def score(request: Request, rules: str = "mcr", options: str = "{}"):
         hand = _parse_json_object(await request.body(), "the hand")
         _check_rules(rules)
