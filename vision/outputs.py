@@ -8,7 +8,8 @@ from pathlib import Path
 
 
 def write_problem(path: Path) -> str | None:
-    """Why `path` cannot be written (an OSError's words), or None. Missing folders are created, as
+    """Why `path` cannot be written (an OSError's words, without the path: every caller names it
+    as its option does), or None. Missing folders are created, as
     the write would; a file that was not there is opened once and removed again. Trying is the only
     sure test: permission bits say nothing for root, or for /proc."""
     try:
@@ -18,7 +19,7 @@ def write_problem(path: Path) -> str | None:
         if not existed:
             path.unlink()
     except OSError as exc:
-        return str(exc)
+        return exc.strerror or str(exc)
     return None
 
 
