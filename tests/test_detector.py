@@ -132,7 +132,9 @@ def test_input_geometry_of_fixed_and_free_size_models():
     assert _input_geometry([1, 3, 640, 640], meta, Path("m.onnx")) == (640, None)
     assert _input_geometry(["batch", 3, "height", "width"], meta, Path("m.onnx")) == (640, 32)
     assert _input_geometry(["batch", 3, "height", "width"], {"imgsz": "512", "stride": "32"}, Path("m.onnx")) == (512, 32)
-    for shape, bad_meta in (([1, 3, 480, 640], meta), (["batch", 3, "height", "width"], {"imgsz": "[640, 640]"})):
+    for shape, bad_meta in (([1, 3, 480, 640], meta), (["batch", 3, "height", "width"], {"imgsz": "[640, 640]"}),
+                            (["b", 3, "h", "w"], {"imgsz": "0", "stride": "32"}),
+                            (["b", 3, "h", "w"], {"imgsz": "640", "stride": "0"})):
         with pytest.raises(DetectorError) as info:
             _input_geometry(shape, bad_meta, Path("m.onnx"))
         assert info.value.code == "model_input"
@@ -818,6 +820,31 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
     assert "training for" in done.stdout and "Starting training" in (out / "train.log").read_text()
 
 
+@pytest.mark.parametrize(
+    "names, elem, shape, code",
+    [(None, "FLOAT16", ["b", 3, "h", "w"], "model_input"), ("list", "FLOAT", ["b", 3, "h", "w"], "model_classes"),
+     ("{unparsable", "FLOAT", ["b", 3, "h", "w"], "model_classes"), (None, "FLOAT", [1, 3], "model_input")],
+    ids=["float16-input", "names-a-list", "names-unparsable", "two-dimensional-input"],
+)
+def test_weights_that_are_no_detector_are_a_coded_error(tmp_path, names, elem, shape, code):
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph([helper.make_node("Identity", ["images"], ["output0"])], "g",
+                              [helper.make_tensor_value_info("images", getattr(TensorProto, elem), shape)],
+                              [helper.make_tensor_value_info("output0", getattr(TensorProto, elem), shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    written = {None: str(dict(enumerate(CLASS_NAMES))), "list": str(list(CLASS_NAMES))}.get(names, names)
+    for key, value in (("names", written), ("imgsz", "[640, 640]"), ("stride", "32")):
+        model.metadata_props.add(key=key, value=value)
+    path = tmp_path / "not-a-detector.onnx"
+    onnx.save(model, str(path))
+    with pytest.raises(DetectorError) as info:
+        Detector(path, classifier_path=None).detect(np.zeros((64, 64, 3), np.uint8))
+    assert info.value.code == code
+
+
 def test_peer_weights_reproduce_the_peer_onnx_and_map_onto_our_classes():
     pytest.importorskip("mahjong_detector")
     pytest.importorskip("ultralytics")
@@ -852,6 +879,19 @@ def test_detect_command_lists_the_sample_hands_tiles_as_json(capsys, mode):
     found = json.loads(capsys.readouterr().out)
     tiles = [d for d in found if d["code"] in CLASS_NAMES[:43]]
     assert len(tiles) >= 14 and all(d["alternatives"][0][0] == d["code"] for d in tiles)
+
+
+@needs_model
+def test_detect_commands_conf_keeps_the_boxes_shown_at_least_that_sure(capsys):
+    from vision.cli import main
+
+    sample = Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg"
+    assert main(["detect", str(sample), "--json"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert main(["detect", str(sample), "--json", "--conf", "0.95"]) == 0
+    sure = json.loads(capsys.readouterr().out)
+    assert [d["confidence"] for d in sure] == sorted((d["confidence"] for d in every if d["confidence"] >= 0.95),
+                                                     reverse=True)
 
 
 @needs_model

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from scoring.cli import fail
+from scoring.rules import counted
 from vision.annotate import LabelPlacer, output_problem
 from vision.argtypes import number
 from vision.detections import Detection
@@ -22,8 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--annotate", type=Path, metavar="OUT.png", help="write the image with boxes drawn")
     parser.add_argument("--model", type=Path, help="ONNX weights (default: the shipped models/mjlens-tiles.onnx)")
     parser.add_argument("--conf", type=number(0, 1), default=None,
-                        help=f"minimum confidence of every box (default: {PROPOSAL_CONF} for tiles, which "
-                             f"the classifier then checks, {DEFAULT_CONF} for meld boxes)")
+                        help=f"show only boxes of this confidence or more, as shown (default: every tile box "
+                             f"the classifier keeps, meld boxes from {DEFAULT_CONF})")
     parser.add_argument("--hand-photo", action="store_true",
                         help="read the photo as one player's hand, as `mjlens photo` does (tiles upright or "
                              "upside down, claimed tiles sideways); without it only photos of at most 30 "
@@ -67,8 +68,12 @@ def run(args: argparse.Namespace) -> int:
         problem = args.annotate and output_problem(args.annotate, args.image)
         if problem:
             raise DetectorError("bad_output_path", problem)
-        detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=args.conf, hand_photo=args.hand_photo)
-        detections = detector.detect(args.image)
+        # The detector's own score is not the one shown (a tile's is the classifier's): it proposes
+        # boxes at the lower of the two thresholds, and the shown confidence decides.
+        proposal = None if args.conf is None else min(args.conf, PROPOSAL_CONF)
+        detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=proposal, hand_photo=args.hand_photo)
+        detections = sorted((d for d in detector.detect(args.image) if args.conf is None or d.confidence >= args.conf),
+                            key=lambda d: -d.confidence)
         if args.annotate:
             try:
                 annotate(args.image, detections, args.annotate)
@@ -90,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
             x1, y1, x2, y2 = d.box
             print(f"{d.code:>14} {d.confidence:.2f}  ({x1:.0f},{y1:.0f})-({x2:.0f},{y2:.0f})")
         tiles = sum(d.is_tile for d in detections)
-        print(f"{tiles} tiles, {len(detections) - tiles} meld boxes")
+        print(f"{counted(tiles, 'tile')}, {counted(len(detections) - tiles, 'meld box', 'meld boxes')}")
         if args.annotate:  # as mjlens photo says it; --json output stays JSON alone
             print(f"annotated image: {args.annotate}")
     return 0

@@ -730,10 +730,17 @@ class Detector:
         except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
             raise DetectorError("model_corrupt", f"cannot load {self.model_path}: {exc}") from exc
         meta = session.get_modelmeta().custom_metadata_map
-        names = ast.literal_eval(meta.get("names", "{}"))
-        if [names.get(i) for i in range(len(names))] != list(CLASS_NAMES):
-            raise DetectorError("model_classes", f"{self.model_path} does not carry vision.detections.CLASS_NAMES")
+        try:
+            names = ast.literal_eval(meta.get("names", "{}"))
+        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+            names = None
+        if not isinstance(names, dict) or [names.get(i) for i in range(len(names))] != list(CLASS_NAMES):
+            raise DetectorError("model_classes", f"{self.model_path} is no mahjong-lens tile detector: its class "
+                                                 "names are not the tile codes, back, meld and kong_concealed")
         model_input = session.get_inputs()[0]
+        if model_input.type != "tensor(float)" or len(model_input.shape) != 4:
+            raise DetectorError("model_input", f"{self.model_path} takes {model_input.type} of shape "
+                                               f"{model_input.shape}; the detector takes float images, 1x3xHxW")
         self._input_name = model_input.name
         self.imgsz, self.stride = _input_geometry(model_input.shape, meta, self.model_path)
         self._session = session
@@ -906,9 +913,12 @@ def _input_geometry(shape: list, meta: dict[str, str], model_path: Path) -> tupl
         size = ast.literal_eval(meta["imgsz"])  # "[640, 640]" from ultralytics; a plain size also reads
         size = max(size) if isinstance(size, (list, tuple)) else int(size)
         stride = int(meta["stride"])
-    except (KeyError, ValueError, SyntaxError, TypeError) as exc:
+    except (KeyError, ValueError, SyntaxError, TypeError, MemoryError, RecursionError) as exc:
         raise DetectorError("model_input",
                             f"{model_path} has a free input size but no usable imgsz/stride metadata") from exc
+    if not (MIN_SIDE <= size <= 4096 and 1 <= stride <= size):
+        raise DetectorError("model_input", f"{model_path} names an input size of {size} and a stride of {stride}; "
+                                           f"a detector's are {MIN_SIDE}-4096 px and at least 1")
     return int(size), stride
 
 

@@ -269,6 +269,6 @@ def flowers_text(rules: str, flowers: int, breakdown: dict) -> str:
     return f"{counted(flowers, 'flower')}, {get_ruleset(rules).flower_note(breakdown)}"
 
 
-def counted(n: int, noun: str) -> str:
-    """`n` things in words: 1 flower, 3 flowers."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`n` things in words: 1 flower, 3 flowers (1 meld box, 2 meld boxes: `plural` given)."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"
