@@ -358,6 +358,24 @@ def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, co
     assert not (tmp_path / "ds").exists()  # nothing half-written
 
 
+def test_cli_refuses_an_empty_out_which_would_be_the_working_folder(tmp_path, cache, capsys, monkeypatch):
+    from mjsynth.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--out", "", "--count", "1", "--cache", str(cache)]) == 2
+    assert capsys.readouterr().err == "mjlens synth: --out is empty; name the dataset folder to write [bad_argument]\n"
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_warns_when_all_available_is_not_all_the_sources(tmp_path, capsys):
+    from mjsynth.cli import main
+
+    assert main(["--out", str(tmp_path / "ds"), "--count", "1", "--cache", str(tmp_path / "no-art-here"),
+                 "--holdout-source", "drawn"]) == 0
+    err = capsys.readouterr().err
+    assert "mjlens synth: warning: art source(s) kmahjongg-default," in err and "drawn" not in err.split("warning")[1]
+
+
 def test_cli_names_only_the_arguments_out_of_range(tmp_path, cache, capsys):
     from mjsynth.cli import main
 

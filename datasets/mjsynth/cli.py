@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from pathlib import Path
 
-from .art import CACHE_DIR, SOURCES, ArtError
+from .art import CACHE_DIR, SOURCES, ArtError, available_sources
 from .dataset import LAYOUT_WEIGHTS, SynthConfig, generate
 
 # After this package's modules, which put the repository on sys.path for `python datasets/synth.py`.
@@ -25,7 +26,9 @@ def _csv(text: str) -> tuple[str, ...]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", type=Path, required=True, help="output dataset folder")
+    # "" would be Path("."): the working folder, which would fill with images
+    parser.add_argument("--out", type=lambda text: Path(text) if text.strip() else None, required=True,
+                        help="output dataset folder")
     parser.add_argument("--count", type=int, required=True, help="number of images")
     parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0")
     parser.add_argument("--val-fraction", type=float, default=0.1)
@@ -60,6 +63,12 @@ def run(args: argparse.Namespace) -> int:
     ) if not ok]
     if broken:  # only the ones broken, so the message says which
         return fail(PROG, "bad_argument", f"need {', '.join(broken)}")
+    if args.out is None:
+        return fail(PROG, "bad_argument", "--out is empty; name the dataset folder to write")
+    unfetched = [s for s in SOURCES if s not in available_sources(args.cache) and s != args.holdout_source]
+    if not args.sources and unfetched:  # "all available" would quietly be a few of them
+        print(f"{PROG}: warning: art source(s) {', '.join(unfetched)} are not in {args.cache}: rendering from the "
+              "others (`python datasets/fetch_art.py` fetches them; or check --cache)", file=sys.stderr)
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
                          args.resume)
