@@ -59,6 +59,8 @@ def test_derived_dataset_takes_several_train_folders_and_leaves_out_the_holdout(
     assert [p.split(str(tmp_path))[1] for p in train] == [
         "/mix/images/train/0.jpg", "/mix/images/train/2.jpg", "/real/images/train/0.jpg", "/real/images/train/1.jpg"]
     assert open(derived["val"]).read().split() == [str(tmp_path / "mix" / "images" / "val" / "0.jpg")]
+    with pytest.raises(ValueError, match="--holdout-source gnome-smoth: no image of the dataset was rendered from it"):
+        train_cli._derived_dataset(data, tmp_path / "run", 1, "gnome-smoth")
 
 
 def _data_files(tmp_path):
@@ -78,7 +80,7 @@ def _data_files(tmp_path):
 def test_a_data_file_ultralytics_cannot_read_is_refused_before_training(tmp_path, capsys, monkeypatch, case):
     from vision.cli import main
 
-    def no_training(args):
+    def no_training(args, data):
         raise AssertionError("training started")
 
     monkeypatch.setattr(train_cli, "train", no_training)
@@ -97,18 +99,23 @@ def test_errors_are_snake_case_codes_in_the_common_format(tmp_path, capsys, monk
     assert main(["train", "--ship-from", str(missing)]) == 2
     assert capsys.readouterr().err == f"mjlens train: --ship-from {missing} is not a file [no_checkpoint]\n"
 
-    def failing(args):
+    assert main(["train", "--resume", "--project", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == (f"mjlens train: nothing to resume: {tmp_path / 'tiles' / 'weights' / 'last.pt'} "
+                                       "does not exist [no_checkpoint]\n")
+
+    def failing(args, data):
         raise FileNotFoundError("no train images left")
 
     monkeypatch.setattr(train_cli, "train", failing)
-    assert main(["train", "--resume", "--project", str(tmp_path)]) == 1
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--project", str(tmp_path),
+                 "--no-ship"]) == 1
     assert capsys.readouterr().err == "mjlens train: no train images left [train_failed]\n"
 
 
 def test_checkpoints_and_outputs_are_checked_before_ultralytics_loads(tmp_path, capsys, monkeypatch):
     from vision.cli import main
 
-    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
     notes = tmp_path / "notes.json"
     notes.write_text("{}")
     data = _yolo_yaml(tmp_path / "data.yaml")
@@ -128,9 +135,10 @@ def test_a_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
 
     garbage = tmp_path / "weights.pt"
     garbage.write_bytes(b"{not a pickle")
-    assert main(["train", "--ship-from", str(garbage), "--out", str(tmp_path / "out.onnx")]) == 1
+    assert main(["train", "--ship-from", str(garbage), "--out", str(tmp_path / "out.onnx")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"mjlens train: {garbage} is not an ultralytics checkpoint (") and err.endswith("[train_failed]\n")
+    assert err.startswith(f"mjlens train: --ship-from {garbage} is not an ultralytics checkpoint (")
+    assert err.endswith("[no_checkpoint]\n")
     assert not (tmp_path / "out.onnx").exists()
 
 
@@ -181,7 +189,7 @@ def _yolo_yaml(path, names=None):
 def test_a_dataset_of_other_classes_is_refused_before_training(tmp_path, capsys, monkeypatch):
     from vision.cli import main
 
-    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
     data = _yolo_yaml(tmp_path / "data.yaml", ["one-man", "2m"])
     assert main(["train", "--data", str(data), "--no-ship"]) == 2
     assert capsys.readouterr().err.endswith("its names are not vision.detections.CLASS_NAMES "
@@ -204,7 +212,7 @@ def test_a_relative_project_is_made_absolute_before_ultralytics_sees_it(tmp_path
     from vision.cli import main
 
     seen = []
-    monkeypatch.setattr(train_cli, "train", lambda args: seen.append(args.project) or tmp_path / "none.pt")
+    monkeypatch.setattr(train_cli, "train", lambda args, data: seen.append(args.project) or tmp_path / "none.pt")
     monkeypatch.chdir(tmp_path)
     main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--project", "runs", "--no-ship"])
     assert seen == [tmp_path / "runs"]
@@ -218,7 +226,7 @@ def test_resuming_a_finished_run_is_refused(tmp_path, capsys):
     weights = tmp_path / "runs" / "done" / "weights"
     weights.mkdir(parents=True)
     torch.save({"epoch": -1, "optimizer": None}, weights / "last.pt")  # as ultralytics leaves a finished run
-    assert main(["train", "--resume", "--project", str(tmp_path / "runs"), "--name", "done", "--no-ship"]) == 1
+    assert main(["train", "--resume", "--project", str(tmp_path / "runs"), "--name", "done", "--no-ship"]) == 2
     assert "finished its training; to train it further, start a new run with --init" in capsys.readouterr().err
 
 
@@ -260,14 +268,16 @@ def test_an_init_file_that_is_no_checkpoint_is_a_coded_error(tmp_path, capsys):
     garbage = tmp_path / "weights.pt"
     garbage.write_bytes(b"{not a pickle")
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--init", str(garbage),
-                 "--project", str(tmp_path / "runs"), "--no-ship"]) == 1
-    assert capsys.readouterr().err.endswith(f"--init {garbage} is not an ultralytics checkpoint (TypeError) [train_failed]\n")
+                 "--project", str(tmp_path / "runs"), "--no-ship"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"mjlens train: --init {garbage} is not an ultralytics checkpoint (")
+    assert err.endswith("[bad_data]\n") and not (tmp_path / "runs").exists()
 
 
 def test_an_interrupted_training_says_how_to_resume(tmp_path, capsys, monkeypatch):
     from vision.cli import main
 
-    def interrupted(args):
+    def interrupted(args, data):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(train_cli, "train", interrupted)
@@ -283,7 +293,7 @@ def test_a_cuda_device_on_a_machine_without_one_is_refused_before_ultralytics_lo
     from vision.cli import main
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    monkeypatch.setattr(train_cli, "train", lambda args: pytest.fail("training started"))
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
     assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"]) == 2
     assert capsys.readouterr().err == (f"mjlens train: --device {device}: this machine has no CUDA device; "
                                        "train with --device cpu [bad_device]\n")
@@ -292,8 +302,25 @@ def test_a_cuda_device_on_a_machine_without_one_is_refused_before_ultralytics_lo
 @pytest.mark.parametrize("device", ["mps", "cuda:0", "-1", "CPU"])
 def test_the_other_devices_ultralytics_knows_reach_it(tmp_path, monkeypatch, device):
     seen = []
-    monkeypatch.setattr(train_cli, "train", lambda args: seen.append(args.device) or tmp_path / "none.pt")
+    monkeypatch.setattr(train_cli, "train", lambda args, data: seen.append(args.device) or tmp_path / "none.pt")
     from vision.cli import main
 
     main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"])
     assert seen == [device]
+
+
+def test_a_holdout_source_the_dataset_lacks_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    import yaml
+
+    from vision.cli import main
+
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
+    _scene_set(tmp_path / "mix", "train", ["fluffystuff", "camerash"])
+    _scene_set(tmp_path / "mix", "val", ["fluffystuff"])
+    data = _yolo_yaml(tmp_path / "data.yaml")
+    spec = yaml.safe_load(data.read_text())
+    data.write_text(yaml.safe_dump({**spec, "path": str(tmp_path), "train": "mix/images/train", "val": "mix/images/val"}))
+    assert main(["train", "--data", str(data), "--holdout-source", "gnome-smoth", "--project", str(tmp_path / "runs"),
+                 "--no-ship"]) == 2
+    assert capsys.readouterr().err == ("mjlens train: --holdout-source gnome-smoth: no image of the dataset was "
+                                       "rendered from it [bad_data]\n")

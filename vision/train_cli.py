@@ -112,8 +112,8 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
         listing.write_text("".join(f"{p}\n" for p in images))
         spec[split] = str(listing)
         print(f"{split}: {len(images)} images")
-    if holdout_source and not held_out:  # a misspelt source holds nothing out, silently
-        print(f"--holdout-source {holdout_source}: no image of the dataset was rendered from it; none held out")
+    if holdout_source and not held_out:  # a misspelt source would hold nothing out, silently
+        raise ValueError(f"--holdout-source {holdout_source}: no image of the dataset was rendered from it")
     spec["path"] = str(root)
     derived = run_dir / "data.yaml"
     derived.write_text(yaml.safe_dump(spec, sort_keys=False))
@@ -142,25 +142,15 @@ def _allow_missing_polars() -> None:
         BaseTrainer.read_results_csv = _read_results_csv_without_polars
 
 
-def train(args: argparse.Namespace) -> Path:
-    """Run (or resume) training; returns the path of the best checkpoint."""
+def train(args: argparse.Namespace, data: Path | None) -> Path:
+    """Run (or resume) training on the dataset YAML `data`; returns the path of the best checkpoint."""
     from ultralytics import YOLO
 
     _allow_missing_polars()
     run_dir = args.project / args.name
     if args.resume:
-        last = run_dir / "weights" / "last.pt"
-        if not last.exists():
-            raise FileNotFoundError(f"nothing to resume: {last} does not exist")
-        if _finished(last):  # ultralytics would start a new training on its sample dataset instead
-            raise ValueError(f"{run_dir} finished its training; to train it further, start a new run with "
-                             f"--init {last}")
-        YOLO(str(last)).train(resume=True)
+        YOLO(str(run_dir / "weights" / "last.pt")).train(resume=True)
         return run_dir / "weights" / "best.pt"
-
-    data = args.data
-    if args.val_images or args.holdout_source:
-        data = _derived_dataset(args.data, run_dir, args.val_images, args.holdout_source)
     try:
         model = YOLO(MODEL_YAML) if args.init == "scratch" else YOLO(str(args.init))
     except Exception as exc:  # ultralytics says "not a loadable checkpoint" in a TypeError, among others
@@ -265,6 +255,10 @@ def _checkpoint_problem(flag: str, path: Path) -> str | None:
         return f"{flag} {path} is not a file"
     if path.suffix != ".pt":
         return f"{flag} {path} is not an ultralytics .pt checkpoint"
+    try:  # loaded now, not after ultralytics (or a training's first epoch) says so
+        _finished(path)
+    except ValueError as exc:
+        return f"{flag} {exc}"
     return None
 
 
@@ -275,7 +269,16 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
         problem = _checkpoint_problem("--ship-from", args.ship_from)
         if problem:
             return "no_checkpoint", problem
-    elif not args.resume:
+    elif args.resume:
+        last = args.project / args.name / "weights" / "last.pt"
+        if not last.is_file():
+            return "no_checkpoint", f"nothing to resume: {last} does not exist"
+        if problem := _checkpoint_problem("--resume", last):
+            return "no_checkpoint", problem
+        if _finished(last):  # ultralytics would start a new training on its sample dataset instead
+            return "no_checkpoint", (f"{args.project / args.name} finished its training; to train it further, "
+                                     f"start a new run with --init {last}")
+    else:
         if not args.data:
             return "no_data", "--data is required unless --resume or --ship-from"
         problem = _data_problem(args.data) or (
@@ -325,11 +328,17 @@ def run(args: argparse.Namespace) -> int:
     problem = _input_problem(args)
     if problem:
         return fail(PROG, *problem)
+    data = args.data
+    if not (args.ship_from or args.resume) and (args.val_images or args.holdout_source):
+        try:
+            data = _derived_dataset(args.data, args.project / args.name, args.val_images, args.holdout_source)
+        except (FileNotFoundError, ValueError) as exc:
+            return fail(PROG, "bad_data", str(exc))
     try:
         if args.ship_from:
             checkpoint = args.ship_from
         else:
-            checkpoint = train(args)
+            checkpoint = train(args, data)
             if args.no_ship:
                 return 0
         if not checkpoint.exists():
