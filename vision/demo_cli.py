@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from scoring.cli import fail
+from vision.annotate import output_problem
 from vision.photo_cli import add_context_arguments, json_error, run_on  # noqa: F401 (json_error: vision.cli)
 
 HELP = "read and score the bundled sample photo, and write the annotated image"
@@ -37,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
     add_context_arguments(parser)
     if not args.out:
         return fail("mjlens demo", "bad_output_path", "--out is empty; name the annotated image to write")
+    if problem := output_problem(Path(args.out), SAMPLE_IMAGE):  # before the command line is printed as run
+        return fail("mjlens demo", "bad_output_path", problem)
     # one word for a name such as -x.png, which would read as an option (also in the line printed)
     annotate = [f"--annotate={args.out}"] if args.out.startswith("-") else ["--annotate", args.out]
     argv = facts["photo_args"] + annotate + (["--json"] if args.json else [])
