@@ -254,7 +254,7 @@ def test_unknown_route_and_method_are_json_errors(client):
     assert response.headers["allow"] == "POST"
 
 
-@pytest.mark.parametrize("path", ["/", "/api/health"])
+@pytest.mark.parametrize("path", ["/", "/api/health", "/api/rules"])
 def test_a_monitor_probing_with_head_gets_200_and_no_body(client, path):
     response = client.head(path)
     assert response.status_code == 200 and response.content == b""

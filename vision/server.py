@@ -401,6 +401,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
     async def rules_list():
         return {"ok": True, "rules": _rule_sets()}
 
+    app.add_api_route("/api/rules", rules_list, methods=["HEAD"], include_in_schema=False)  # see page()
+
     @app.post("/api/photo", responses=REFUSALS)
     async def photo(
         image: UploadFile = File(..., description="photo of the winning hand (JPEG, PNG, WebP or HEIC)"),
