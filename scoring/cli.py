@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import unicodedata
 from typing import BinaryIO, TextIO
@@ -180,7 +181,7 @@ def _run(args: argparse.Namespace) -> int:
         if not args.hand:
             raise ScoringError("bad_notation", f'give a hand, e.g. {PROG} "{EXAMPLE}" (JSON hands: --jsonl, '
                                                "one per line on standard input)")
-        if args.hand.lstrip().startswith(("{\"", "{'")):
+        if re.match(r"\s*\{\s*[\"']", args.hand):
             raise ScoringError("bad_notation", f"the hand looks like JSON: JSON hands go on standard input with "
                                                f"--jsonl, one per line (echo '{{...}}' | {PROG} --jsonl)")
         hand, flags = notation.read_notation(args.hand)

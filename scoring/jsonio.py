@@ -21,7 +21,7 @@ from itertools import repeat
 from typing import Any
 
 from .errors import ScoringError, shown
-from .hand import Hand, Meld, WinContext
+from .hand import MELD_KINDS, Hand, Meld, WinContext
 
 _CONTEXT_KEYS = {
     "self_drawn": bool, "seat_wind": str, "round_wind": str, "last_tile": bool,
@@ -42,8 +42,8 @@ def hand_json_schema() -> dict[str, Any]:
     tiles = {"type": "array", "items": code}
     wind = {"type": "string", "enum": ["E", "S", "W", "N"]}
     meld = {"type": "object", "additionalProperties": False, "required": ["kind", "tiles"], "properties": {
-        "kind": {"type": "string", "enum": ["chow", "pung", "kong"]}, "tiles": tiles,
-        "concealed": {"type": "boolean"}, "claimed": code}}
+        "kind": {"type": "string", "enum": list(MELD_KINDS)}, "tiles": tiles,
+        "concealed": {"type": "boolean"}, "claimed": {"anyOf": [code, {"type": "null"}]}}}
     flags = {key: {"type": "boolean"} if typ is bool else wind for key, typ in _CONTEXT_KEYS.items()}
     flags["discarder"] = {"anyOf": [wind, {"type": "null"}]}
     return {"type": "object", "additionalProperties": False, "required": ["concealed", "winning_tile"],

@@ -112,7 +112,9 @@ def read_notation(text: str) -> tuple[Hand, dict]:
         if not m:
             at = pos + len(body[pos:]) - len(body[pos:].lstrip())
             digits = _DIGITS.match(body, at)
-            if digits:  # the slip is after the digits, where a lowercase suit letter belongs
+            # the slip is after the digits, where a lowercase suit letter belongs (a lowercase
+            # letter there is some other slip, such as two digits after "+")
+            if digits and not body[digits.end():digits.end() + 1].islower():
                 after = digits.end()
                 found = f", not {body[after]!r}," if after < len(body) else ""
                 raise _bad(text, after, f"digits need a lowercase suit letter (m p s z f) after them{found}")

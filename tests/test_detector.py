@@ -134,7 +134,7 @@ def test_input_geometry_of_fixed_and_free_size_models():
     assert _input_geometry(["batch", 3, "height", "width"], {"imgsz": "512", "stride": "32"}, Path("m.onnx")) == (512, 32)
     for shape, bad_meta in (([1, 3, 480, 640], meta), (["batch", 3, "height", "width"], {"imgsz": "[640, 640]"}),
                             (["b", 3, "h", "w"], {"imgsz": "0", "stride": "32"}),
-                            (["b", 3, "h", "w"], {"imgsz": "640", "stride": "0"})):
+                            (["b", 3, "h", "w"], {"imgsz": "640", "stride": "0"}), ([1, 3, 0, 0], meta)):
         with pytest.raises(DetectorError) as info:
             _input_geometry(shape, bad_meta, Path("m.onnx"))
         assert info.value.code == "model_input"
@@ -263,6 +263,14 @@ def test_what_is_no_image_source_is_a_coded_error(source, code):
     with pytest.raises(DetectorError) as info:
         load_image(source)
     assert info.value.code == code and str(info.value)
+
+
+def test_a_float_image_a_resampler_overshot_is_clipped_not_refused():
+    for low, high, expected in ((-0.1, 1.1, (0, 255)), (-0.2, 255.2, (0, 255)), (0.0, 0.5, (0, 128))):
+        image = np.zeros((20, 20, 3))
+        image[:10], image[10:] = low, high
+        rgb, _ = load_image(image)
+        assert (int(rgb.min()), int(rgb.max())) == expected
 
 
 def test_bytes_like_sources_and_float_pil_images_read_as_their_pixels():

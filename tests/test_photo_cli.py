@@ -50,11 +50,11 @@ def test_bad_tile_options_exit_2_before_reading(capsys, option, code):
 
 @pytest.mark.parametrize(
     "argv, message",
-    [(["photo", "x.jpg", "--seat", "Q", "--json"], "mjlens photo: argument --seat: invalid choice: 'Q'"),
-     (["photo", "x.jpg", "--flowers", "1f,,2f", "--json"], "mjlens photo: argument --flowers: '1f,,2f' is not flower"),
-     (["demo", "--json", "--seat", "Q"], "mjlens demo: unrecognized arguments: --seat Q"),
-     (["detect", "x.jpg", "--conf", "2", "--json"], "mjlens detect: argument --conf: '2' is not a number"),
-     (["score", "--json", "--rules", "xx", "1m"], "mjlens score: argument --rules: invalid choice: 'xx'")],
+    [(["photo", "x.jpg", "--seat", "Q", "--json"], "argument --seat: invalid choice: 'Q'"),
+     (["photo", "x.jpg", "--flowers", "1f,,2f", "--json"], "argument --flowers: '1f,,2f' is not flower"),
+     (["demo", "--json", "--seat", "Q"], "unrecognized arguments: --seat Q"),
+     (["detect", "x.jpg", "--conf", "2", "--json"], "argument --conf: '2' is not a number"),
+     (["score", "--json", "--rules", "xx", "1m"], "argument --rules: invalid choice: 'xx'")],
 )
 def test_with_json_the_option_parsers_refusals_are_json_too(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
@@ -65,6 +65,21 @@ def test_with_json_the_option_parsers_refusals_are_json_too(capsys, argv, messag
     assert result["error"]["code"] == "bad_argument" and result["error"]["message"].startswith(message)
     if argv[0] in ("photo", "demo"):  # the object of every mjlens photo outcome
         assert result["error"]["kind"] == "bad_input" and set(result) >= {"tiles", "groups", "hand", "score"}
+
+
+def test_with_json_an_unwritable_demo_image_is_json_and_without_it_a_line(capsys):
+    assert main(["demo", "--json", "--out", "/proc/mjlens/x.png"]) == 2
+    assert json.loads(capsys.readouterr().out)["error"]["code"] == "bad_output_path"
+    assert main(["demo", "--out", "/proc/mjlens/x.png"]) == 2
+    out, err = capsys.readouterr()
+    assert not out and err.startswith("mjlens demo: ") and err.endswith("[bad_output_path]\n")
+
+
+def test_a_command_without_json_refuses_json_as_any_unknown_option(capsys):
+    with pytest.raises(SystemExit):
+        main(["synth", "--json", "--out", "x", "--count", "1"])
+    out, err = capsys.readouterr()
+    assert not out and "unrecognized arguments: --json" in err
 
 
 @pytest.mark.parametrize("flowers", ["", "1f,,2f", ","])

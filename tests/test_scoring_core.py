@@ -599,6 +599,7 @@ SUIT_AFTER_DIGITS = "digits need a lowercase suit letter (m p s z f) after them"
         ("123m456m789m5p [EEE] +5P", f"{SUIT_AFTER_DIGITS}, not 'P', at position 24 of", ""),
         ("123m456m789m5p [89T] +5p", f"{SUIT_AFTER_DIGITS}, not 'T', at position 19 of", ""),
         ("123m456m789m5p [EEE] +5", f"{SUIT_AFTER_DIGITS} at position 24 of", ""),
+        ("123m456m789m5p [EEE] +55p", f"{SLIP} 22 of", ""),  # the suit is there: "+" takes one tile
     ],
 )
 def test_notation_errors_point_at_the_usual_slips(text, start, end):

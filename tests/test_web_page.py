@@ -460,7 +460,10 @@ def test_the_pipelines_advice_is_given_in_the_pages_terms(page):
               "the flower read 1f may be 2f, which scores 9 instead of 10: name the winner's flowers (--flowers)",
               "the hand scores 7, below the minimum. If the 5p pung is a kong laid with its fourth tile under the "
               "middle one, give --kong 5p: it then scores 9; if the 7z pung is ..., give --kong 7z: it then scores 9.",
-              "the tile set apart at the left ... sorted from it; if it is the winning tile, name it: --winning-tile 3s"]
+              "the tile set apart at the left ... sorted from it; if it is the winning tile, name it: --winning-tile 3s",
+              "...; if the winning tile is not in the photo, name it with --winning-tile (e.g. 5p)",
+              "1 concealed kong(s) lie with all four tiles face down, so their tile cannot be seen; name each with "
+              "--kong CODE (e.g. --kong 5p)"]
     shown = page.evaluate("texts => texts.map(warningText)", advice)
     assert not any("--" in text for text in shown), shown
     assert "tap a tile to correct it" in shown[0] and "tap the flower to name it" in shown[1]

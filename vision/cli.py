@@ -40,7 +40,7 @@ def _json_error(code: str, message: str) -> dict:
 
 def _json_usage_error(parser: argparse.ArgumentParser, as_json: Callable[[str, str], dict], message: str) -> NoReturn:
     parser.print_usage(sys.stderr)
-    print(json.dumps(as_json("bad_argument", f"{parser.prog}: {message}"), ensure_ascii=False))
+    print(json.dumps(as_json("bad_argument", message), ensure_ascii=False))
     sys.exit(2)  # as argparse exits on a usage error
 
 
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             sp = sub.add_parser(name, help=module.HELP, description=module.HELP)
             module.add_arguments(sp)
             sp.set_defaults(_run=module.run)
-            if "--json" in argv:  # --json promises JSON for every outcome, the parsers' refusals included
+            # --json promises JSON for every outcome, the parsers' refusals included
+            if "--json" in argv and "--json" in sp._option_string_actions:
                 sp.error = parser.error = functools.partial(_json_usage_error, sp, getattr(module, "json_error",
                                                                                            _json_error))
         else:

@@ -38,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     add_context_arguments(parser)
     if not args.out:
         return fail("mjlens demo", "bad_output_path", "--out is empty; name the annotated image to write")
-    if problem := output_problem(Path(args.out), SAMPLE_IMAGE):  # before the command line is printed as run
+    # before the command line is printed as run (with --json, mjlens photo's own check answers in JSON)
+    if not args.json and (problem := output_problem(Path(args.out), SAMPLE_IMAGE)):
         return fail("mjlens demo", "bad_output_path", problem)
     # one word for a name such as -x.png, which would read as an option (also in the line printed)
     annotate = [f"--annotate={args.out}"] if args.out.startswith("-") else ["--annotate", args.out]

@@ -34,6 +34,9 @@ DEFAULT_MODEL = Path(__file__).resolve().parent.parent / "models" / "mjlens-tile
 # pixels are decoded. Pillow itself refuses images over ~179 MP at open (reported the same).
 MAX_PIXELS = 150_000_000
 MIN_SIDE = 8  # below this there is no tile to see
+# How far past 0..1 (or 0..255) a float image's pixels may run: cubic resampling overshoots by
+# about a tenth of the range at sharp edges.
+OVERSHOOT = 0.25
 TOP_K = 3
 PAD_VALUE = 114  # the grey ultralytics pads with during training
 NESTED_TILE_COVER = 0.8  # a tile box this much inside a better one is a duplicate
@@ -366,12 +369,13 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
         array = (array / 257.0).round().astype(np.uint8)
     elif array.dtype != np.uint8:
         low, high = float(array.min()), float(array.max())
-        if not (0.0 <= low and high <= 255.0):  # NaN fails both comparisons
-            found = "NaN" if np.isnan([low, high]).any() else f"from {low:g} to {high:g}"
-            raise DetectorError("not_an_image", f"an array of {array.dtype} pixels {found} is not an image: pixels "
-                                                "run 0..1 or 0..255")
-        top = 1.0 if high <= 1.0 else 255.0
-        array = (array * (255.0 / top)).round().astype(np.uint8)
+        # A little past either end is a resampler's overshoot, clipped; NaN fails both comparisons.
+        if not (-OVERSHOOT <= low and high <= 255.0 + OVERSHOOT):
+            found = "NaN" if np.isnan([low, high]).any() else f"from {low!r} to {high!r}"
+            raise DetectorError("not_an_image", f"{array.dtype} pixels {found} make no image: pixels run 0..1 or "
+                                                "0..255")
+        top = 1.0 if high <= 1.0 + OVERSHOOT else 255.0
+        array = (array.clip(0.0, top) * (255.0 / top)).round().astype(np.uint8)
     if array.shape[2] == 4:
         alpha = array[:, :, 3:4].astype(np.float32) / 255.0
         array = (array[:, :, :3] * alpha + 255.0 * (1 - alpha)).round().astype(np.uint8)
@@ -740,7 +744,8 @@ class Detector:
         model_input = session.get_inputs()[0]
         if model_input.type != "tensor(float)" or len(model_input.shape) != 4:
             raise DetectorError("model_input", f"{self.model_path} takes {model_input.type} of shape "
-                                               f"{model_input.shape}; the detector takes float images, 1x3xHxW")
+                                               f"{model_input.shape}; the detector takes float32 images, 1x3xHxW "
+                                               "(export without half precision)")
         self._input_name = model_input.name
         self.imgsz, self.stride = _input_geometry(model_input.shape, meta, self.model_path)
         self._session = session
@@ -906,8 +911,9 @@ def _input_geometry(shape: list, meta: dict[str, str], model_path: Path) -> tupl
 
     height, width = shape[2], shape[3]
     if isinstance(height, int) and isinstance(width, int):
-        if height != width:
-            raise DetectorError("model_input", f"{model_path} takes {width}x{height} inputs; a fixed input must be square")
+        if height != width or height < MIN_SIDE:
+            raise DetectorError("model_input", f"{model_path} takes {width}x{height} inputs; a fixed input must be "
+                                               f"square, at least {MIN_SIDE} px")
         return height, None
     try:
         size = ast.literal_eval(meta["imgsz"])  # "[640, 640]" from ultralytics; a plain size also reads

@@ -295,11 +295,12 @@ def _options_of(ruleset) -> list[dict]:
 
 
 def _check_rules(rules: str) -> None:
+    from scoring.errors import shown
     from scoring.rules import available_rulesets
 
     known = available_rulesets()
     if rules not in known:
-        raise ApiError(422, "unknown_rules", f"unknown rule set {rules!r}; choose one of {', '.join(known)}")
+        raise ApiError(422, "unknown_rules", f"unknown rule set {shown(rules)}; choose one of {', '.join(known)}")
 
 
 def _recognise(upload: BinaryIO, rules: str, context: dict, options: dict, winning_tile: str | None,
@@ -420,7 +421,8 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         return await pool.run("reading the photo", _recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
                               settings.max_pixels)
 
-    @app.post("/api/score", responses=REFUSALS, openapi_extra={"requestBody": {
+    @app.post("/api/score", responses={s: r for s, r in REFUSALS.items() if s not in (415, 503)}, openapi_extra={
+        "requestBody": {
         "required": True, "content": {"application/json": {"schema": hand_json_schema()}}}})
     async def score(request: Request, rules: str = "mcr", options: str = "{}"):
         hand = _parse_json_object(await request.body(), "the hand")

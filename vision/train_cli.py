@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -112,8 +113,9 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
         listing.write_text("".join(f"{p}\n" for p in images))
         spec[split] = str(listing)
         print(f"{split}: {len(images)} images")
-    if holdout_source and not held_out:  # a misspelt source would hold nothing out, silently
-        raise ValueError(f"--holdout-source {holdout_source}: no image of the dataset was rendered from it")
+    if holdout_source and not held_out:  # a misspelt source holds nothing out; a set rendered without it neither
+        print(f"{PROG}: warning: --holdout-source {holdout_source}: no image of the dataset was rendered from it; "
+              "none held out", file=sys.stderr)
     spec["path"] = str(root)
     derived = run_dir / "data.yaml"
     derived.write_text(yaml.safe_dump(spec, sort_keys=False))
@@ -273,9 +275,11 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
         last = args.project / args.name / "weights" / "last.pt"
         if not last.is_file():
             return "no_checkpoint", f"nothing to resume: {last} does not exist"
-        if problem := _checkpoint_problem("--resume", last):
-            return "no_checkpoint", problem
-        if _finished(last):  # ultralytics would start a new training on its sample dataset instead
+        try:
+            finished = _finished(last)
+        except ValueError as exc:
+            return "no_checkpoint", f"--resume {exc}"
+        if finished:  # ultralytics would start a new training on its sample dataset instead
             return "no_checkpoint", (f"{args.project / args.name} finished its training; to train it further, "
                                      f"start a new run with --init {last}")
     else:

@@ -65,10 +65,12 @@ def run(args: argparse.Namespace) -> int:
         return fail(PROG, "bad_argument", f"need {', '.join(broken)}")
     if args.out is None:
         return fail(PROG, "bad_argument", "--out is empty; name the dataset folder to write")
-    unfetched = [s for s in SOURCES if s not in available_sources(args.cache) and s != args.holdout_source]
+    available = available_sources(args.cache)
+    unfetched = [s for s in SOURCES if s not in available and s != args.holdout_source]
     if not args.sources and unfetched:  # "all available" would quietly be a few of them
-        print(f"{PROG}: warning: art source(s) {', '.join(unfetched)} are not in {args.cache}: rendering from the "
-              "others (`python datasets/fetch_art.py` fetches them; or check --cache)", file=sys.stderr)
+        print(f"{PROG}: warning: art source(s) {', '.join(unfetched)} are not available (in --cache {args.cache}, "
+              "or ../shared): rendering from the others; `python datasets/fetch_art.py` fetches the Debian ones",
+              file=sys.stderr)
     config = SynthConfig(args.out, args.count, args.seed, args.val_fraction, args.sources,
                          args.holdout_source, args.layouts, args.imgsz, args.workers, args.cache,
                          args.resume)
