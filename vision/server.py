@@ -421,9 +421,10 @@ def create_app(settings: ServerSettings | None = None) -> FastAPI:
         return await pool.run("reading the photo", _recognise, image.file, rules, context_dict, options_dict, winning_tile or None,
                               settings.max_pixels)
 
-    @app.post("/api/score", responses={s: r for s, r in REFUSALS.items() if s not in (415, 503)}, openapi_extra={
-        "requestBody": {
-        "required": True, "content": {"application/json": {"schema": hand_json_schema()}}}})
+    hand_body = {"required": True, "content": {"application/json": {"schema": hand_json_schema()}}}
+
+    @app.post("/api/score", responses={s: r for s, r in REFUSALS.items() if s not in (415, 503)},
+              openapi_extra={"requestBody": hand_body})
     async def score(request: Request, rules: str = "mcr", options: str = "{}"):
         hand = _parse_json_object(await request.body(), "the hand")
         _check_rules(rules)

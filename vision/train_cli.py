@@ -336,7 +336,7 @@ def run(args: argparse.Namespace) -> int:
     if not (args.ship_from or args.resume) and (args.val_images or args.holdout_source):
         try:
             data = _derived_dataset(args.data, args.project / args.name, args.val_images, args.holdout_source)
-        except (FileNotFoundError, ValueError) as exc:
+        except FileNotFoundError as exc:  # a split left with no images
             return fail(PROG, "bad_data", str(exc))
     try:
         if args.ship_from:
