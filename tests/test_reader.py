@@ -1180,6 +1180,36 @@ def test_a_photo_whose_rows_run_level_is_read_once():
     assert len(calls) == 1 and not any("askew" in w for w in result.warnings)
 
 
+@pytest.mark.parametrize("degrees", [90.0, 85.0, 95.0])
+def test_a_photo_turned_a_quarter_is_read_turned_back(degrees):
+    # A phone held flat over the table records the wrong way up: the row runs up the photo, and
+    # its faces (seen turned) read as nothing the hand holds.
+    photo = _askew_hand_photo(degrees)
+    detect = _blob_detector(photo)
+    turned_boxes = detect(photo).kept
+    calls = []
+    result = read_photo(photo, rules=RULES, detect=lambda image: calls.append(image) or detect(image))
+    assert result.error is None and result.confidence == 1.0
+    assert sorted(result.hand["concealed"] + [result.hand["winning_tile"]]) == sorted(CONCEALED + ["7z"])
+    assert any("turned a quarter" in w for w in result.warnings)
+    assert len(calls) == 3  # as taken, then turned each way
+    assert read_photo(photo, rules=RULES, detect=detect, turn_level=False).error is not None
+    for tile in result.tiles:  # back on the photo as it was taken
+        assert max(iou_of(Detection(tile.box, tile.code, 1.0), t) for t in turned_boxes) > 0.8
+
+
+def test_a_reading_of_a_turned_copy_names_places_on_the_photo():
+    from vision.pipeline import PhotoResult, TileResult, _place, _put_back
+
+    box = (10.0, 20.0, 50.0, 80.0)  # in a copy of a 100 x 200 photo turned a quarter counter-clockwise
+    result = PhotoResult(tiles=[TileResult("1m", "1m", box, 1.0, (("1m", 1.0),), "concealed", None, False)],
+                         warnings=[f"left out a box (read 2m, at {_place(box)}) to make a winning hand", "no place"])
+    _put_back(result, np.array([[0, -1, 100], [1, 0, 0]], float), (200, 100), (400, 800))
+    on_photo = (4 * (100 - 80.0), 4 * 10.0, 4 * (100 - 20.0), 4 * 50.0)
+    assert result.tiles[0].box == on_photo
+    assert result.warnings == [f"left out a box (read 2m, at {_place(on_photo)}) to make a winning hand", "no place"]
+
+
 @pytest.mark.parametrize("rules", ["mcr", "sihai", "shanghai"])
 def test_the_failures_taken_as_blind_to_the_winning_tile_are(rules):
     """The reader tries the other codes as the winning tile only where the row's ends failed in a
