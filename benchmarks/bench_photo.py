@@ -2,7 +2,7 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 100] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm] [--blur 1.5] [--shake 9] [--without other-size ...]
+        [--light warm] [--blur 1.5] [--shake 9] [--quarter] [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -12,6 +12,8 @@ its plane by up to that many degrees either way, as a phone held askew takes it;
 every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both); `--blur` blurs it
 (Gaussian, sigma in pixels: a photo out of focus); `--shake` smears it along a line that many
 pixels long, in a direction drawn at random for each photo (the phone moved during the exposure).
+`--quarter` turns each photo a quarter, one clockwise, the next counter-clockwise, as a phone held
+flat over the table that records the wrong way up saves it.
 `--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
 what it buys in hands and in time.
 
@@ -142,11 +144,12 @@ class Trust:
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
-                  light: str | None = None, blur: float = 0.0, shake: int = 0) -> list[Scene]:
+                  light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
-    `shake`, each smeared along a line of that many pixels in a direction drawn evenly."""
+    `shake`, each smeared along a line of that many pixels in a direction drawn evenly; with
+    `quarter`, each turned a quarter, by turns counter-clockwise and clockwise."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -154,6 +157,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
         if light or blur or shake:
             direction = float(np.random.default_rng([seed, index, 2]).uniform(0, 180))
             jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
+        if quarter:
+            jpeg, meta = turned_a_quarter(jpeg, meta, clockwise=bool(index % 2))
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -172,6 +177,24 @@ def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float 
     if shake[0]:
         image = cv2.filter2D(image, -1, smear_kernel(*shake))
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def turned_a_quarter(jpeg: bytes, meta: dict, clockwise: bool) -> tuple[bytes, dict]:
+    """The photo turned a quarter, its labelled boxes with it."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    height, width = image.shape[:2]
+
+    def box_turned(box: list[float]) -> list[float]:
+        x1, y1, x2, y2 = box
+        return [height - y2, x1, height - y1, x2] if clockwise else [y1, width - x2, y2, width - x1]
+
+    turned = {**meta, "width": height, "height": width,
+              "tiles": [{**t, "box": box_turned(t["box"])} for t in meta["tiles"]],
+              "groups": [{**g, "box": box_turned(g["box"])} for g in meta["groups"]]}
+    image = np.ascontiguousarray(np.rot90(image, 3 if clockwise else 1))
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), turned
 
 
 def _complete(meta: dict) -> bool:
@@ -351,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="blur every photo by a Gaussian of this sigma, pixels")
     parser.add_argument("--shake", type=whole(0), default=0,
                         help="smear every photo along a line this many pixels long, in a random direction")
+    parser.add_argument("--quarter", action="store_true",
+                        help="turn each photo a quarter, by turns each way (a phone held flat records the wrong way up)")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
     args = parser.parse_args(argv)
@@ -375,13 +400,14 @@ def main(argv: list[str] | None = None) -> int:
         detector = Detector(model, hand_photo=True)
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "shake": args.shake, "without": sorted(without), "sets": {}}
+                    "shake": args.shake, "quarter": args.quarter, "without": sorted(without), "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
-        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake)
+        scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
+                               args.quarter)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

@@ -67,3 +67,19 @@ def test_art_not_fetched_yet_is_one_coded_line_before_the_model_loads(tmp_path, 
     err = capsys.readouterr().err
     assert err.startswith("bench_photo: no atlas for 'gnome-smooth'") and "fetch_art.py" in err
     assert err.endswith(" [atlas_missing]\n") and "Traceback" not in err
+
+
+@pytest.mark.parametrize("clockwise", [False, True])
+def test_a_photo_turned_a_quarter_keeps_its_boxes_on_its_tiles(clockwise):
+    import cv2
+    import numpy as np
+
+    image = np.zeros((60, 100, 3), np.uint8)
+    image[10:30, 70:90] = 255  # a tile near the top right corner
+    meta = {"width": 100, "height": 60, "tiles": [{"code": "1m", "box": [70.0, 10.0, 90.0, 30.0]}], "groups": []}
+    jpeg, turned = bench_photo.turned_a_quarter(cv2.imencode(".png", image)[1].tobytes(), meta, clockwise)
+    photo = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert photo.shape == (100, 60) and (turned["width"], turned["height"]) == (60, 100)
+    x1, y1, x2, y2 = (int(v) for v in turned["tiles"][0]["box"])
+    assert photo[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200 and photo.sum() < 1.2 * 255 * 400
+    assert meta["tiles"][0]["box"] == [70.0, 10.0, 90.0, 30.0]  # the photo as rendered is left alone

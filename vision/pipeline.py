@@ -113,9 +113,11 @@ LEVEL_SIDE = 960
 # reads upside down too), and the surer winning reading kept. Face-down boxes are left out of
 # the tilt: a standing tile turned a quarter shows its back beside its face, and the detector
 # boxes both, neighbours across the row. Bench_photo's first 150 / 100 photos (seeds 2026000 /
-# 2026001; held-out art / real faces) turned a quarter read exactly 41 -> 76 / 19 -> 31 hands
-# (upright 74 / 32); read turned whatever their tilt, 78 / 34. The rows of none of them upright
-# ran more than 28 degrees askew, so an upright photo is never read turned.
+# 2026001; held-out art / real faces) turned a quarter counter-clockwise read exactly 41 -> 71 /
+# 19 -> 29 hands (exact scores 57 -> 90 / 49 -> 63), clockwise 45 -> 67 / 20 -> 29 (59 -> 86 /
+# 53 -> 65); upright they read 74 / 32. Of the turned photos, 6 / 10 show no rows this askew (the
+# detector boxes halves of tiles seen sideways). The rows of none of them upright ran more than
+# 28 degrees askew (all tiles or face-up ones), so an upright photo is never read turned.
 QUARTER_TILT = 45.0
 # Flowers a doubtful flower tile may be, beside the one read, tried for whether the score depends
 # on which flower it is (a seat flower in Shanghai scoring; MCR and Sihai count flowers alike).
