@@ -241,9 +241,10 @@ def read_photo(
 
     `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
-    the photo turned level). `flowers` names the winner's flowers when the photo cannot tell which
-    (or does not show them all). `turn_level`: read a hand that no reading makes win, whose rows
-    run askew, again from the photo turned level (MIN_TILT). Raises PhotoError (bad_input) for an
+    the photos turned level and a quarter). `flowers` names the winner's flowers when the photo
+    cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
+    win, whose rows run askew, again from the photo turned level (MIN_TILT), and a photo whose rows
+    run up it turned a quarter (QUARTER_TILT). Raises PhotoError (bad_input) for an
     unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
@@ -280,8 +281,9 @@ def _read_quarter_turned(image: Any, detect: Detect | None, request: ReadingRequ
     rgb, (width, height) = _decoded(image)
     h, w = rgb.shape[:2]
     readings = []
-    # np.rot90's quarter turns and the affine maps that take the turned copy's pixels back to the photo's.
-    for turns, back, way in ((1, [[0, -1, w], [1, 0, 0]], "counter-clockwise"), (3, [[0, 1, 0], [-1, 0, h]], "clockwise")):
+    # np.rot90's quarter turns, each with the affine map that takes the turned copy's pixels back to the photo's.
+    ways = ((1, [[0, -1, w], [1, 0, 0]], "counter-clockwise"), (3, [[0, 1, 0], [-1, 0, h]], "clockwise"))
+    for turns, back, way in ways:
         copy = np.ascontiguousarray(np.rot90(rgb, turns))
         result = _read_as_found(copy, detect, _run_detector(copy, detect), request, True,
                                 lambda copy=copy: (copy.shape[1], copy.shape[0]))
@@ -435,6 +437,7 @@ def _put_back(result: PhotoResult, back: Any, decoded: tuple[int, int], size: tu
         return (max(0.0, left) * sx, max(0.0, top) * sy, min(w, right) * sx, min(h, bottom) * sy)
 
     result.tiles = [replace(t, box=on_photo(t.box)) for t in result.tiles]
+
     def place_on_photo(match: re.Match) -> str:
         x1, x2, y1, y2 = (float(v) for v in match.groups())
         return _place(on_photo((x1, y1, x2, y2)))
@@ -621,11 +624,11 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
         repeating = sorted((d for d in kept if overlap.get(id(d), 0.0) >= GHOST_IOU),
                            key=lambda d: -overlap[id(d)])[:2 * SECOND_LOOKS]
     edits = [(kept + [d], None, f"took in a box the tile classifier rejected (read {d.code}, "
-              f"{d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in taken_back]
+              f"{d.not_a_tile:.0%} not a tile, at {_place(d.box)}) to make a winning hand") for d in taken_back]
     edits += [([k for k in kept if k is not d], d, f"left out a box the tile classifier doubted (read "
-               f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_where(d)}) to make a winning hand") for d in doubted]
+               f"{d.code}, {d.not_a_tile:.0%} not a tile, at {_place(d.box)}) to make a winning hand") for d in doubted]
     edits += [([k for k in kept if k is not d], d, f"left out a box lying half over another tile's box (read "
-               f"{d.code}, at {_where(d)}) to make a winning hand") for d in repeating]
+               f"{d.code}, at {_place(d.box)}) to make a winning hand") for d in repeating]
     best = first
     for detections, left_out, warning in edits:
         result = _read(detections, request, found.on_a_tile)
@@ -737,10 +740,6 @@ def _any_face(d: Detection) -> Detection:
         return d
     unlisted = tuple((code, floor) for code in sorted(PLAYING_CODES) if code not in listed)
     return replace(d, alternatives=d.alternatives + unlisted)
-
-
-def _where(d: Detection) -> str:
-    return _place(d.box)
 
 
 def _place(box: tuple[float, float, float, float]) -> str:
