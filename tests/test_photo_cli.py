@@ -230,6 +230,25 @@ def test_the_sample_taken_askew_reads_as_taken_straight(tmp_path, capsys):
 
 
 @needs_trained_model
+@pytest.mark.parametrize("turn", ["ROTATE_90", "ROTATE_270"])
+def test_the_sample_saved_turned_a_quarter_reads_as_taken_straight(tmp_path, capsys, turn):
+    """A phone held flat over the table that recorded the wrong way up: the photo is read turned back."""
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    turned = tmp_path / "turned.jpg"
+    Image.open(SAMPLE_IMAGE).transpose(Image.Transpose[turn]).save(turned, quality=92)
+    exit_code, out, _ = run_cli(capsys, str(turned), *facts["photo_args"], "--json")
+    result = json.loads(out)
+    assert exit_code == 0 and result["confidence"] > 0.5
+    assert {key: result["hand"][key] for key in facts["hand"]} == facts["hand"]
+    assert any("turned a quarter" in w for w in result["warnings"])
+    width, height = Image.open(turned).size
+    boxes = [t["box"] for t in result["tiles"]]
+    assert all(0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height for x1, y1, x2, y2 in boxes)
+    # Back on the photo as saved, where the row runs up it.
+    assert max(b[3] for b in boxes) - min(b[1] for b in boxes) > 2 * (max(b[2] for b in boxes) - min(b[0] for b in boxes))
+
+
+@needs_trained_model
 def test_flowers_option_names_flowers_kept_out_of_the_photo(capsys):
     facts = json.loads(SAMPLE_FACTS.read_text())
     assert facts["hand"]["flowers"] == []  # the sample shows none
