@@ -1198,6 +1198,27 @@ def test_a_photo_turned_a_quarter_is_read_turned_back(degrees):
         assert max(iou_of(Detection(tile.box, tile.code, 1.0), t) for t in turned_boxes) > 0.8
 
 
+@pytest.mark.parametrize("kept, rejected, turned", [(2, 4, True), (2, 3, False), (21, 0, True), (20, 0, False)])
+def test_a_turned_photo_whose_boxes_show_no_rows_is_read_turned_if_they_look_sideways(kept, rejected, turned):
+    # The detector boxes halves of tiles seen sideways, side by side: no rows run up the photo,
+    # but the crop classifier rejects many of its boxes, or there are more than a hand's.
+    photo = _askew_hand_photo(90.0)
+    blobs = _blob_detector(photo)
+    halves = tuple(Detection((30.0 * k, 250.0, 30.0 * k + 30, 280.0), "1m", 0.9, (("1m", 0.9),))
+                   for k in range(kept))
+    stray = tuple(Detection((x, 600.0, x + 30, 630.0), "2m", 0.3, (("2m", 0.3),), 0.9) for x in range(0, 300, 60))
+
+    def detect(image):
+        as_taken = np.asarray(image).shape[:2] == photo.shape[:2]
+        return DetectionSet(halves, stray[:rejected]) if as_taken else blobs(image)
+
+    result = read_photo(photo, rules=RULES, detect=detect)
+    assert (result.error is None) == turned
+    assert any("turned a quarter" in w for w in result.warnings) == turned
+    if turned:
+        assert sorted(result.hand["concealed"] + [result.hand["winning_tile"]]) == sorted(CONCEALED + ["7z"])
+
+
 def test_a_reading_of_a_turned_copy_names_places_on_the_photo():
     from vision.pipeline import PhotoResult, TileResult, _place, _put_back
 
