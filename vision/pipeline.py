@@ -125,7 +125,7 @@ QUARTER_TILT = 45.0
 # than this; a photo whose reading makes no winning hand and whose boxes look so is read turned a
 # quarter too, and that reading kept where it wins. Of the 600 benchmark photos upright, 1 had
 # as many boxes rejected (8) and none more than 20 tile boxes; of the 35 turned ones that show no
-# rows, 27.
+# rows, 32 (18 / 14).
 SIDEWAYS_REJECTED = 4
 SIDEWAYS_TILES = 20
 # Flowers a doubtful flower tile may be, beside the one read, tried for whether the score depends
