@@ -125,7 +125,8 @@ QUARTER_TILT = 45.0
 # than this; a photo whose reading makes no winning hand and whose boxes look so is read turned a
 # quarter too, and that reading kept where it wins. Of the 600 benchmark photos upright, 1 had
 # as many boxes rejected (8) and none more than 20 tile boxes; of the 35 turned ones that show no
-# rows, 32 (18 / 14).
+# rows, 32 (18 / 14). A photo of the whole table, refused as several hands, is read turned too:
+# time lost on a photo that gives no score either way (footage does not turn its frames).
 SIDEWAYS_REJECTED = 4
 SIDEWAYS_TILES = 20
 # Flowers a doubtful flower tile may be, beside the one read, tried for whether the score depends
@@ -253,7 +254,7 @@ def read_photo(
     the photos turned level and a quarter). `flowers` names the winner's flowers when the photo
     cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
     win, whose rows run askew, again from the photo turned level (MIN_TILT), and a photo whose rows
-    run up it turned a quarter (QUARTER_TILT). Raises PhotoError (bad_input) for an
+    run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises PhotoError (bad_input) for an
     unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
