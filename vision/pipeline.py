@@ -254,8 +254,8 @@ def read_photo(
     the photos turned level and a quarter). `flowers` names the winner's flowers when the photo
     cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
     win, whose rows run askew, again from the photo turned level (MIN_TILT), and a photo whose rows
-    run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises PhotoError (bad_input) for an
-    unreadable image, a missing model or bad options.
+    run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises
+    PhotoError (bad_input) for an unreadable image, a missing model or bad options.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     _check_type("detect", detect, "a function from an image to detections (or None)", callable)
@@ -308,8 +308,8 @@ def _read_quarter_turned(image: Any, detect: Detect | None, request: ReadingRequ
         readings.append((result, np.array(back, float), way))
     result, back, way = max(readings, key=lambda r: (not _failed(r[0]), r[0].confidence))
     _put_back(result, back, (h, w), (width, height))
-    result.warnings.append(f"the rows ran up and down the photo (a phone held flat or sideways records the wrong "
-                           f"way up or none): read with the photo turned a quarter {way}")
+    result.warnings.append(f"the photo looked turned a quarter (a phone held flat or sideways records the wrong "
+                           f"way up or none): read turned a quarter {way}")
     return result
 
 
