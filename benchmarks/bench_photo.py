@@ -2,7 +2,7 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 100] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm] [--blur 1.5] [--shake 9] [--quarter] [--without other-size ...]
+        [--light warm] [--blur 1.5] [--shake 9] [--shrink 0.5] [--quarter] [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -12,6 +12,9 @@ its plane by up to that many degrees either way, as a phone held askew takes it;
 every photo otherwise (LIGHTS: a warm lamp, a cool one, a dim room, both); `--blur` blurs it
 (Gaussian, sigma in pixels: a photo out of focus); `--shake` smears it along a line that many
 pixels long, in a direction drawn at random for each photo (the phone moved during the exposure).
+`--shrink` shrinks each photo to that share of its size and saves it again as JPEG of quality 80,
+as a messaging app sends a photo (the tiles labelled at the rendered size: a hand is complete as
+rendered).
 `--quarter` turns each photo a quarter, one clockwise, the next counter-clockwise, as a phone held
 flat over the table that records the wrong way up saves it.
 `--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
@@ -144,12 +147,14 @@ class Trust:
 
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
-                  light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False) -> list[Scene]:
+                  light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False,
+                  shrink: float = 1.0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
     `shake`, each smeared along a line of that many pixels in a direction drawn evenly; with
-    `quarter`, each turned a quarter, by turns counter-clockwise and clockwise."""
+    `shrink` under 1, each shrunk so and saved again; with `quarter`, each turned a quarter, by
+    turns counter-clockwise and clockwise."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -157,6 +162,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
         if light or blur or shake:
             direction = float(np.random.default_rng([seed, index, 2]).uniform(0, 180))
             jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
+        if shrink < 1:
+            jpeg, meta = shrunk(jpeg, meta, shrink)
         if quarter:
             jpeg, meta = turned_a_quarter(jpeg, meta, clockwise=bool(index % 2))
         scenes.append(Scene(jpeg, meta, _complete(meta)))
@@ -177,6 +184,26 @@ def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float 
     if shake[0]:
         image = cv2.filter2D(image, -1, smear_kernel(*shake))
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
+    """The photo shrunk to `factor` of its size and saved again at JPEG quality 80, its labelled
+    boxes with it."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    height, width = image.shape[:2]
+    size = (max(1, round(width * factor)), max(1, round(height * factor)))
+    image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+    sx, sy = size[0] / width, size[1] / height
+
+    def box_shrunk(box: list[float]) -> list[float]:
+        return [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
+
+    small = {**meta, "width": size[0], "height": size[1],
+             "tiles": [{**t, "box": box_shrunk(t["box"])} for t in meta["tiles"]],
+             "groups": [{**g, "box": box_shrunk(g["box"])} for g in meta["groups"]]}
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes(), small
 
 
 def turned_a_quarter(jpeg: bytes, meta: dict, clockwise: bool) -> tuple[bytes, dict]:
@@ -374,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="blur every photo by a Gaussian of this sigma, pixels")
     parser.add_argument("--shake", type=whole(0), default=0,
                         help="smear every photo along a line this many pixels long, in a random direction")
+    parser.add_argument("--shrink", type=number(0, 1, high_allowed=True), default=1.0,
+                        help="shrink each photo to this share of its size and save it again (JPEG quality 80), "
+                             "as a messaging app sends it")
     parser.add_argument("--quarter", action="store_true",
                         help="turn each photo a quarter, by turns each way (a phone held flat records the wrong way up)")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
@@ -400,14 +430,14 @@ def main(argv: list[str] | None = None) -> int:
         detector = Detector(model, hand_photo=True)
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "shake": args.shake, "quarter": args.quarter, "without": sorted(without), "sets": {}}
+                    "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "without": sorted(without), "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
-                               args.quarter)
+                               args.quarter, args.shrink)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

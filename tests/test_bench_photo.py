@@ -37,6 +37,7 @@ def test_without_leaves_out_only_the_readings_named():
     (["--count", "-3"], "'-3' is not a whole number >= 1"),
     (["--latency", "-1"], "'-1' is not a whole number >= 1"),
     (["--tilt", "200"], "'200' is not a number at least 0 and at most 180"),
+    (["--shrink", "0"], "'0' is not a number above 0 and at most 1"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
     (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
 ])
@@ -83,3 +84,19 @@ def test_a_photo_turned_a_quarter_keeps_its_boxes_on_its_tiles(clockwise):
     x1, y1, x2, y2 = (int(v) for v in turned["tiles"][0]["box"])
     assert photo[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200 and photo.sum() < 1.2 * 255 * 400
     assert meta["tiles"][0]["box"] == [70.0, 10.0, 90.0, 30.0]  # the photo as rendered is left alone
+
+
+def test_a_photo_shrunk_keeps_its_boxes_on_its_tiles():
+    import cv2
+    import numpy as np
+
+    image = np.zeros((60, 100, 3), np.uint8)
+    image[10:30, 70:90] = 255
+    meta = {"width": 100, "height": 60, "tiles": [{"code": "1m", "box": [70.0, 10.0, 90.0, 30.0]}],
+            "groups": [{"box": [60.0, 0.0, 100.0, 40.0]}]}
+    jpeg, small = bench_photo.shrunk(cv2.imencode(".png", image)[1].tobytes(), meta, 0.5)
+    photo = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert photo.shape == (30, 50) and (small["width"], small["height"]) == (50, 30)
+    assert small["tiles"][0]["box"] == [35.0, 5.0, 45.0, 15.0] and small["groups"][0]["box"] == [30.0, 0.0, 50.0, 20.0]
+    assert photo[6:14, 36:44].min() > 200 and photo[20:, :30].max() < 40
+    assert meta["tiles"][0]["box"] == [70.0, 10.0, 90.0, 30.0]

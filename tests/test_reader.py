@@ -150,6 +150,23 @@ def test_a_short_hand_at_the_photos_edge_says_a_tile_may_be_cut_off():
     assert photo.error.code == "tile_count" and "cut off" in photo.error.message
 
 
+def test_a_hand_read_unsurely_from_small_tiles_is_told_to_take_the_photo_closer():
+    def small_hand(probs=None):
+        codes = CONCEALED + ["7z"]
+        return row_detections(RowSpec(codes, tile_w=16, tile_h=22, gaps_after={12: 8}, probs=probs or {}))
+
+    unsure = {7: (("8p", 0.85), ("8s", 0.15))}  # only 8s wins: read at 0.15
+    told = read_detections(small_hand(unsure), rules=RULES)
+    assert told.error is None and told.confidence < 0.2
+    assert any("tiles are small in the photo (about 16 px across)" in w for w in told.warnings)
+    short = read_detections(small_hand()[1:], rules=RULES)  # no winning hand at all
+    assert short.error.code == "tile_count" and any("take it closer" in w for w in short.warnings)
+    # Read surely, small tiles need no better photo; nor do tiles large enough that fail.
+    assert not any("take it closer" in w for w in read_detections(small_hand(), rules=RULES).warnings)
+    large = read_detections(hand_row(CONCEALED, "7z", unsure), rules=RULES)
+    assert large.confidence < 0.2 and not any("take it closer" in w for w in large.warnings)
+
+
 def _blank_photo():
     return np.zeros((700, 1000, 3), np.uint8)
 
