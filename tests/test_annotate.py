@@ -123,3 +123,19 @@ def test_an_uncertain_winning_tile_cut_to_a_sliver_by_the_edge_is_drawn():
     assert any(t.uncertain and t.role == "winning" for t in result.tiles)
     image = np.asarray(annotate(np.zeros((800, 1000, 3), np.uint8), result))
     assert image.shape[0] >= 800
+
+
+def test_a_photo_of_small_tiles_is_drawn_enlarged_with_its_boxes_on_its_tiles():
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z"]
+    tiles = row_detections(RowSpec(concealed + ["7z"], origin=(20, 100), tile_w=16, tile_h=22, gaps_after={12: 8}))
+    result = read_detections(tiles, rules="mcr")
+    photo = np.full((300, 400, 3), 90, np.uint8)
+    image = np.asarray(annotate(photo, result))
+    zoom = 40 / 16  # the tiles drawn LEGIBLE_TILE_PX across
+    assert image.shape[0] == 750 and image.shape[1] > 1000
+    winning = next(t for t in result.tiles if t.role == "winning")
+    x1, y1, x2, y2 = (round(v * zoom) for v in winning.box)
+    assert tuple(int(c) for c in image[(y1 + y2) // 2, x1]) == COLOURS["winning"]
+    assert result.tiles[0].box == tiles[0].box  # the result itself keeps the photo's pixels
+    # A photo this large is not drawn larger than ENLARGED_SIDE.
+    assert np.asarray(annotate(np.full((1200, 1600, 3), 90, np.uint8), result)).shape[0] == 1500

@@ -12,7 +12,7 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +45,13 @@ LABEL_PAD = 2  # pixels between a label's text and the edge of its backing
 LANES = 3  # label heights a label may move away from its box, on each side
 # Every label's text is placed by the box of this, so that labels stacked in lanes line up.
 TEXT_EXTENT = "0123456789,?WINmpsz"
+# A photo whose tiles came out smaller than this (the median box's shorter side, pixels: a photo
+# from afar, or a copy a messaging app shrank) is drawn enlarged, so that a label fits its tile
+# (their text is sized to the tiles, and no smaller than 9 px), up to ENLARGE_UP_TO times and
+# ENLARGED_SIDE pixels along its longer side.
+LEGIBLE_TILE_PX = 40
+ENLARGE_UP_TO = 4.0
+ENLARGED_SIDE = 2000
 
 
 def _font(size: int, cjk: bool):
@@ -69,11 +76,16 @@ def annotate(image: Any, result: PhotoResult):
 
     pixels, _ = load_image(image)
     photo = Image.fromarray(pixels)
+    short = _median_short_side(result)
+    zoom = _enlargement(short, photo.size)
+    if zoom > 1:
+        photo = photo.resize((round(photo.width * zoom), round(photo.height * zoom)), Image.Resampling.LANCZOS)
+        result = replace(result, tiles=[replace(t, box=tuple(v * zoom for v in t.box)) for t in result.tiles])
+        short *= zoom
     scale = max(photo.width, photo.height) / 1000
     size = max(12, round(16 * scale))
     # Labels and lines follow the tiles' size too: a label much wider than its tile covers its
     # neighbours' labels, and a thick outline their faces.
-    short = _median_short_side(result)
     font = _font(size if short is None else max(9, min(size, round(short * 0.35))), False)
     width = max(1, round(3 * scale) if short is None else min(round(3 * scale), round(short / 20)))
     draw = ImageDraw.Draw(photo)
@@ -102,7 +114,7 @@ def annotate(image: Any, result: PhotoResult):
         _draw_label(draw, label, font)
 
     text, small = _font(round(size * 1.1), has_cjk_font()), _font(size, False)
-    panel = _panel(result, photo.height, text, small, scale)
+    panel = _panel(result, photo.height, text, small, scale, zoom)
     canvas = Image.new("RGB", (photo.width + panel.width, max(photo.height, panel.height)), (24, 24, 24))
     canvas.paste(photo, (0, 0))
     canvas.paste(panel, (photo.width, 0))
@@ -314,6 +326,14 @@ def _median_short_side(result: PhotoResult) -> float | None:
     return sides[len(sides) // 2] if sides else None
 
 
+def _enlargement(short: float | None, size: tuple[int, int]) -> float:
+    """How many times larger to draw a photo of `size` whose median tile is `short` px across
+    (LEGIBLE_TILE_PX); 1 for one whose tiles are large enough, or that shows none."""
+    if not short or short >= LEGIBLE_TILE_PX:
+        return 1.0
+    return max(1.0, min(ENLARGE_UP_TO, LEGIBLE_TILE_PX / short, ENLARGED_SIDE / max(size)))
+
+
 def _union(boxes, pad: float) -> tuple[float, float, float, float]:
     return (
         min(b[0] for b in boxes) - pad,
@@ -323,8 +343,10 @@ def _union(boxes, pad: float) -> tuple[float, float, float, float]:
     )
 
 
-def _panel(result: PhotoResult, height: int, text, small, scale: float):
-    """The side panel: total, each fan (numbered), payments, confidence and warnings."""
+def _panel(result: PhotoResult, height: int, text, small, scale: float, zoom: float = 1.0):
+    """The side panel: total, each fan (numbered), payments, confidence and warnings; with `zoom`
+    over 1, a note that the photo is drawn so many times larger (the places warnings name are
+    the photo's own pixels)."""
     from PIL import Image, ImageDraw
 
     cjk = has_cjk_font()
@@ -351,6 +373,8 @@ def _panel(result: PhotoResult, height: int, text, small, scale: float):
         lines.append((f"confidence: tiles {result.confidence:.2f}, score {result.score_confidence:.2f}", grey))
     if result.runner_up:
         lines.append((f"runner-up reading: total {result.runner_up['total']}", grey))
+    if zoom > 1:
+        lines.append((f"photo drawn {zoom:.1f} times its size (its tiles are small)", grey))
     for warning in result.warnings:
         lines.extend((chunk, (255, 180, 80)) for chunk in _wrap("! " + warning, 48))
 
