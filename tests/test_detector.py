@@ -914,6 +914,24 @@ def test_detect_command_says_where_the_annotated_image_went_as_photo_does(tmp_pa
     json.loads(capsys.readouterr().out)  # JSON alone on stdout
 
 
+@needs_model
+def test_detect_command_draws_a_photo_of_small_tiles_enlarged(tmp_path, capsys):
+    from PIL import Image
+
+    from vision.cli import main
+
+    sample = Image.open(Path(__file__).resolve().parent.parent / "samples" / "demo-hand.jpg")
+    small = tmp_path / "small.jpg"
+    sample.resize((256, 192), Image.Resampling.LANCZOS).save(small, quality=90)
+    out = tmp_path / "seen.png"
+    assert main(["detect", str(small), "--annotate", str(out)]) == 0
+    said = capsys.readouterr().out.splitlines()[-1]
+    assert said.startswith(f"annotated image: {out} (drawn ") and said.endswith(" times its size: its tiles are small)")
+    zoom = float(said.split("(drawn ")[1].split()[0])
+    width, height = Image.open(out).size
+    assert 2 <= zoom <= 4 and width / 256 == pytest.approx(zoom, abs=0.05) and width / height == pytest.approx(4 / 3, 0.01)
+
+
 @pytest.mark.parametrize("argv", [["--annotate", "out.txt"], ["--conf", "2"], ["--conf", "nan"]])
 def test_detect_command_refuses_bad_options_with_exit_2(tmp_path, capsys, argv):
     from vision.cli import main

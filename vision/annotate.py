@@ -76,12 +76,11 @@ def annotate(image: Any, result: PhotoResult):
 
     pixels, _ = load_image(image)
     photo = Image.fromarray(pixels)
-    short = _median_short_side(result)
-    zoom = _enlargement(short, photo.size)
+    zoom = enlargement([t.box for t in result.tiles], photo.size)
     if zoom > 1:
         photo = photo.resize((round(photo.width * zoom), round(photo.height * zoom)), Image.Resampling.LANCZOS)
         result = replace(result, tiles=[replace(t, box=tuple(v * zoom for v in t.box)) for t in result.tiles])
-        short *= zoom
+    short = median_short_side([t.box for t in result.tiles])
     scale = max(photo.width, photo.height) / 1000
     size = max(12, round(16 * scale))
     # Labels and lines follow the tiles' size too: a label much wider than its tile covers its
@@ -321,14 +320,15 @@ def _draw_label(draw, label: Label, font) -> None:
     draw.text((x1 + LABEL_PAD - left, y1 + LABEL_PAD - top), label.text, font=font, fill=label.colour)
 
 
-def _median_short_side(result: PhotoResult) -> float | None:
-    sides = sorted(min(b[2] - b[0], b[3] - b[1]) for b in (t.box for t in result.tiles))
+def median_short_side(boxes) -> float | None:
+    sides = sorted(min(b[2] - b[0], b[3] - b[1]) for b in boxes)
     return sides[len(sides) // 2] if sides else None
 
 
-def _enlargement(short: float | None, size: tuple[int, int]) -> float:
-    """How many times larger to draw a photo of `size` whose median tile is `short` px across
+def enlargement(boxes, size: tuple[int, int]) -> float:
+    """How many times larger to draw a photo of `size` whose tiles have these `boxes`
     (LEGIBLE_TILE_PX); 1 for one whose tiles are large enough, or that shows none."""
+    short = median_short_side(boxes)
     if not short or short >= LEGIBLE_TILE_PX:
         return 1.0
     return max(1.0, min(ENLARGE_UP_TO, LEGIBLE_TILE_PX / short, ENLARGED_SIDE / max(size)))

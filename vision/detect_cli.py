@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from pathlib import Path
 
 from scoring.cli import fail
 from scoring.rules import counted
-from vision.annotate import LabelPlacer, output_problem
+from vision.annotate import LabelPlacer, enlargement, output_problem
 from vision.argtypes import number
 from vision.detections import Detection
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
@@ -31,12 +32,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "large tiles are read so")
 
 
-def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
-    """Draw each box with its code and confidence; tiles in green, meld boxes in orange."""
+def annotate(image_path: Path, detections: list[Detection], out: Path) -> float:
+    """Draw each box with its code and confidence; tiles in green, meld boxes in orange. Returns
+    how many times its size the photo is drawn (vision.annotate.enlargement: small tiles)."""
     import cv2
 
     rgb, _ = load_image(image_path)
     canvas = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
+    zoom = enlargement([d.box for d in detections if d.is_tile], (canvas.shape[1], canvas.shape[0]))
+    if zoom > 1:
+        canvas = cv2.resize(canvas, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LANCZOS4)
+        detections = [replace(d, box=tuple(v * zoom for v in d.box)) for d in detections]
     # Line and text sizes follow the image so labels stay legible on large photos.
     unit = max(1, round(max(canvas.shape[:2]) / 800))
     scale = 0.4 * unit
@@ -61,6 +67,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     if not cv2.imwrite(str(out), canvas):
         raise OSError(f"cannot write {out}")
+    return zoom
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,9 +81,10 @@ def run(args: argparse.Namespace) -> int:
         detector = Detector(args.model or DEFAULT_MODEL, conf_threshold=proposal, hand_photo=args.hand_photo)
         detections = sorted((d for d in detector.detect(args.image) if args.conf is None or d.confidence >= args.conf),
                             key=lambda d: -d.confidence)
+        zoom = 1.0
         if args.annotate:
             try:
-                annotate(args.image, detections, args.annotate)
+                zoom = annotate(args.image, detections, args.annotate)
             except OSError as exc:
                 raise DetectorError("write_failed", f"cannot write {args.annotate}: {exc}") from exc
     except DetectorError as exc:
@@ -97,5 +105,6 @@ def run(args: argparse.Namespace) -> int:
         tiles = sum(d.is_tile for d in detections)
         print(f"{counted(tiles, 'tile')}, {counted(len(detections) - tiles, 'meld box', 'meld boxes')}")
         if args.annotate:  # as mjlens photo says it; --json output stays JSON alone
-            print(f"annotated image: {args.annotate}")
+            drawn = f" (drawn {zoom:.1f} times its size: its tiles are small)" if zoom > 1 else ""
+            print(f"annotated image: {args.annotate}{drawn}")
     return 0
