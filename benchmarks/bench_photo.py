@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="blur every photo by a Gaussian of this sigma, pixels")
     parser.add_argument("--shake", type=whole(0), default=0,
                         help="smear every photo along a line this many pixels long, in a random direction")
-    parser.add_argument("--shrink", type=number(0, 1, high_allowed=True), default=1.0,
+    parser.add_argument("--shrink", type=number(0.05, 1, high_allowed=True, low_allowed=True), default=1.0,
                         help="shrink each photo to this share of its size and save it again (JPEG quality 80), "
                              "as a messaging app sends it")
     parser.add_argument("--quarter", action="store_true",

@@ -137,5 +137,6 @@ def test_a_photo_of_small_tiles_is_drawn_enlarged_with_its_boxes_on_its_tiles():
     x1, y1, x2, y2 = (round(v * zoom) for v in winning.box)
     assert tuple(int(c) for c in image[(y1 + y2) // 2, x1]) == COLOURS["winning"]
     assert result.tiles[0].box == tiles[0].box  # the result itself keeps the photo's pixels
-    # A photo this large is not drawn larger than ENLARGED_SIDE.
+    # A photo this large is not drawn larger than ENLARGED_SIDE, nor by a few percent.
     assert np.asarray(annotate(np.full((1200, 1600, 3), 90, np.uint8), result)).shape[0] == 1500
+    assert np.asarray(annotate(np.full((1200, 1800, 3), 90, np.uint8), result)).shape[0] == 1200

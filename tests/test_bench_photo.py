@@ -37,7 +37,9 @@ def test_without_leaves_out_only_the_readings_named():
     (["--count", "-3"], "'-3' is not a whole number >= 1"),
     (["--latency", "-1"], "'-1' is not a whole number >= 1"),
     (["--tilt", "200"], "'200' is not a number at least 0 and at most 180"),
-    (["--shrink", "0"], "'0' is not a number above 0 and at most 1"),
+    (["--shrink", "0.01"], "'0.01' is not a number at least 0.05 and at most 1"),
+    (["--shrink", "1.5"], "'1.5' is not a number at least 0.05 and at most 1"),
+    (["--shrink", "nan"], "'nan' is not a number at least 0.05 and at most 1"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
     (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
 ])

@@ -165,6 +165,8 @@ def test_a_hand_read_unsurely_from_small_tiles_is_told_to_take_the_photo_closer(
     assert not any("take it closer" in w for w in read_detections(small_hand(), rules=RULES).warnings)
     large = read_detections(hand_row(CONCEALED, "7z", unsure), rules=RULES)
     assert large.confidence < 0.2 and not any("take it closer" in w for w in large.warnings)
+    large_short = read_detections(hand_row(CONCEALED, "7z")[1:], rules=RULES)
+    assert large_short.error.code == "tile_count" and not any("take it closer" in w for w in large_short.warnings)
 
 
 def _blank_photo():

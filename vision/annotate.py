@@ -48,8 +48,10 @@ TEXT_EXTENT = "0123456789,?WINmpsz"
 # A photo whose tiles came out smaller than this (the median box's shorter side, pixels: a photo
 # from afar, or a copy a messaging app shrank) is drawn enlarged, so that a label fits its tile
 # (their text is sized to the tiles, and no smaller than 9 px), up to ENLARGE_UP_TO times and
-# ENLARGED_SIDE pixels along its longer side.
+# ENLARGED_SIDE pixels along its longer side; by less than ENLARGE_FROM times it is not (the
+# labels would gain no room worth resampling the photo for).
 LEGIBLE_TILE_PX = 40
+ENLARGE_FROM = 1.25
 ENLARGE_UP_TO = 4.0
 ENLARGED_SIDE = 2000
 
@@ -331,7 +333,8 @@ def enlargement(boxes, size: tuple[int, int]) -> float:
     short = median_short_side(boxes)
     if not short or short >= LEGIBLE_TILE_PX:
         return 1.0
-    return max(1.0, min(ENLARGE_UP_TO, LEGIBLE_TILE_PX / short, ENLARGED_SIDE / max(size)))
+    zoom = min(ENLARGE_UP_TO, LEGIBLE_TILE_PX / short, ENLARGED_SIDE / max(size))
+    return zoom if zoom >= ENLARGE_FROM else 1.0
 
 
 def _union(boxes, pad: float) -> tuple[float, float, float, float]:
