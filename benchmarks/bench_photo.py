@@ -430,7 +430,8 @@ def main(argv: list[str] | None = None) -> int:
         detector = Detector(model, hand_photo=True)
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "without": sorted(without), "sets": {}}
+                    "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "without": sorted(without),
+                    "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
     timed: list[Scene] = []

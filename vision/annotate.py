@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import BACK
+from vision.detections import BACK, median_short_side
 from vision.outputs import same_file, write_problem
 from vision.pipeline import PhotoResult
 
@@ -78,11 +78,12 @@ def annotate(image: Any, result: PhotoResult):
 
     pixels, _ = load_image(image)
     photo = Image.fromarray(pixels)
-    zoom = enlargement([t.box for t in result.tiles], photo.size)
+    short = median_short_side([t.box for t in result.tiles])
+    zoom = enlargement(short, photo.size)
     if zoom > 1:
         photo = photo.resize((round(photo.width * zoom), round(photo.height * zoom)), Image.Resampling.LANCZOS)
         result = replace(result, tiles=[replace(t, box=tuple(v * zoom for v in t.box)) for t in result.tiles])
-    short = median_short_side([t.box for t in result.tiles])
+        short *= zoom
     scale = max(photo.width, photo.height) / 1000
     size = max(12, round(16 * scale))
     # Labels and lines follow the tiles' size too: a label much wider than its tile covers its
@@ -322,15 +323,10 @@ def _draw_label(draw, label: Label, font) -> None:
     draw.text((x1 + LABEL_PAD - left, y1 + LABEL_PAD - top), label.text, font=font, fill=label.colour)
 
 
-def median_short_side(boxes) -> float | None:
-    sides = sorted(min(b[2] - b[0], b[3] - b[1]) for b in boxes)
-    return sides[len(sides) // 2] if sides else None
-
-
-def enlargement(boxes, size: tuple[int, int]) -> float:
-    """How many times larger to draw a photo of `size` whose tiles have these `boxes`
-    (LEGIBLE_TILE_PX); 1 for one whose tiles are large enough, or that shows none."""
-    short = median_short_side(boxes)
+def enlargement(short: float | None, size: tuple[int, int]) -> float:
+    """How many times larger to draw a photo of `size` whose median tile is `short` px across
+    (vision.detections.median_short_side; LEGIBLE_TILE_PX): 1 for one whose tiles are large
+    enough, or that shows none."""
     if not short or short >= LEGIBLE_TILE_PX:
         return 1.0
     zoom = min(ENLARGE_UP_TO, LEGIBLE_TILE_PX / short, ENLARGED_SIDE / max(size))

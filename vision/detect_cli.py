@@ -11,7 +11,7 @@ from scoring.cli import fail
 from scoring.rules import counted
 from vision.annotate import LabelPlacer, enlargement, output_problem
 from vision.argtypes import number
-from vision.detections import Detection
+from vision.detections import Detection, median_short_side
 from vision.detector import DEFAULT_CONF, DEFAULT_MODEL, PROPOSAL_CONF, Detector, DetectorError, load_image
 
 HELP = "detect tiles in a photo: codes, boxes, confidences (optionally an annotated image)"
@@ -39,7 +39,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> float:
 
     rgb, _ = load_image(image_path)
     canvas = cv2.cvtColor(rgb, cv2.COLOR_RGB2BGR)
-    zoom = enlargement([d.box for d in detections if d.is_tile], (canvas.shape[1], canvas.shape[0]))
+    zoom = enlargement(median_short_side([d.box for d in detections if d.is_tile]), (canvas.shape[1], canvas.shape[0]))
     if zoom > 1:
         canvas = cv2.resize(canvas, None, fx=zoom, fy=zoom, interpolation=cv2.INTER_LANCZOS4)
         detections = [replace(d, box=tuple(v * zoom for v in d.box)) for d in detections]

@@ -82,3 +82,10 @@ class DetectionSet:
     unshaken: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
     sharpened: Callable[[], DetectionSet | None] | None = field(default=None, compare=False, repr=False)
     on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None = field(default=None, compare=False, repr=False)
+
+
+def median_short_side(boxes: Sequence[Sequence[float]]) -> float | None:
+    """The median of the boxes' shorter sides (the upper one of an even count), None for none:
+    how large tiles came out in a photo."""
+    sides = sorted(min(b[2] - b[0], b[3] - b[1]) for b in boxes)
+    return sides[len(sides) // 2] if sides else None

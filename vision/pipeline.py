@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import BACK, CLASS_NAMES, Detection, DetectionSet
+from vision.detections import BACK, CLASS_NAMES, Detection, DetectionSet, median_short_side
 from vision.grouping import FLOWER_CODES, Layout, concealed_count, group_tiles, iou, meld_codes, one_code, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
@@ -351,11 +351,8 @@ def _explain(result: PhotoResult, request: ReadingRequest, image_size: Callable[
 def _hint_small_tiles(result: PhotoResult) -> None:
     """How to take a better photo, where a reading that fails or is unsure read tiles smaller in
     the photo than SMALL_TILE_PX."""
-    sides = sorted(min(t.box[2] - t.box[0], t.box[3] - t.box[1]) for t in result.tiles)
-    if not sides or not (_failed(result) or result.confidence < UNSURE_BELOW):
-        return
-    side = sides[len(sides) // 2]
-    if side < SMALL_TILE_PX:
+    side = median_short_side([t.box for t in result.tiles])
+    if side is not None and side < SMALL_TILE_PX and (_failed(result) or result.confidence < UNSURE_BELOW):
         result.warnings.append(f"the tiles are small in the photo (about {side:.0f} px across): take it closer, with "
                                "the hand filling the frame, or use the phone's own photo rather than a copy a "
                                "messaging app has shrunk")
