@@ -52,6 +52,7 @@ import statistics
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -197,12 +198,7 @@ def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
     image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     sx, sy = size[0] / width, size[1] / height
 
-    def box_shrunk(box: list[float]) -> list[float]:
-        return [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy]
-
-    small = {**meta, "width": size[0], "height": size[1],
-             "tiles": [{**t, "box": box_shrunk(t["box"])} for t in meta["tiles"]],
-             "groups": [{**g, "box": box_shrunk(g["box"])} for g in meta["groups"]]}
+    small = boxes_moved(meta, size, lambda box: [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy])
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes(), small
 
 
@@ -217,11 +213,17 @@ def turned_a_quarter(jpeg: bytes, meta: dict, clockwise: bool) -> tuple[bytes, d
         x1, y1, x2, y2 = box
         return [height - y2, x1, height - y1, x2] if clockwise else [y1, width - x2, y2, width - x1]
 
-    turned = {**meta, "width": height, "height": width,
-              "tiles": [{**t, "box": box_turned(t["box"])} for t in meta["tiles"]],
-              "groups": [{**g, "box": box_turned(g["box"])} for g in meta["groups"]]}
+    turned = boxes_moved(meta, (height, width), box_turned)
     image = np.ascontiguousarray(np.rot90(image, 3 if clockwise else 1))
     return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), turned
+
+
+def boxes_moved(meta: dict, size: tuple[int, int], move: Callable[[list[float]], list[float]]) -> dict:
+    """`meta` for the photo changed to `size` (width, height), each labelled box (tiles and
+    groups) taken through `move`."""
+    return {**meta, "width": size[0], "height": size[1],
+            "tiles": [{**t, "box": move(t["box"])} for t in meta["tiles"]],
+            "groups": [{**g, "box": move(g["box"])} for g in meta["groups"]]}
 
 
 def _complete(meta: dict) -> bool:
