@@ -1,5 +1,8 @@
 """MCR rule options.  Defaults follow current common practice (the choices of the reference
-calculators pymahjonggb 1.4.0 and GB-Mahjong); each switch names the 1998 text it restores."""
+calculators pymahjonggb 1.4.0 and GB-Mahjong). Each `*_1998` switch restores the 1998 text but
+`concealed_selfdraw_1998`, which is named in our rule notes (../shared/rules/mcr.md) for the
+other practice seed 003 reports: the 1998 text gives 七对 and the other must-be-concealed hands no
+不求人, as the default does."""
 
 from __future__ import annotations
 
@@ -18,7 +21,8 @@ class MCROptions:
                "小于五 (current practice); true = the 1998 text, where those fans need sets.")
     concealed_selfdraw_1998: bool = option(
         False, "false = hands that must be concealed (七对, 连七对, 十三幺, 四暗刻, 九莲宝灯, 全不靠, 七星不靠) "
-               "self-drawn score 自摸 only (current practice); true = they score 不求人.")
+               "self-drawn score 自摸 only (current practice, and the 1998 text); true = they score 不求人, as "
+               "some rule sets do (seed 003: 部分規則門清自摸胡牌一律計不求人).")
     knitted_tile_wait: bool = option(
         False, "false = a winning tile that is one of a 组合龙's nine tiles gets no wait fan even when it "
                "could also complete a chow (GB-Mahjong); true = judge the chow alone and add 嵌张/边张 "

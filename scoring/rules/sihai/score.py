@@ -40,7 +40,8 @@ DECISIONS: tuple[str, ...] = (
     "**镜同刻 replaces 对对和** (the seed: its value already includes 对对和's). **混幺九 replaces 混全单 "
     "and 清幺九 replaces 全单**: terminals are odd, yet the seed's own ladder counts 混幺九 对对和 as "
     "30 + 80 = 110, without 混全单. **全双 replaces 断幺** by the same ladder: every even tile is a simple, "
-    "and it counts 全双 对对和 as 30 + 80 = 110, without 断幺 (全筋 does not: 147 and 369 hold terminals).",
+    "and it counts 全双 对对和 as 30 + 80 = 110, without 断幺 (全筋 does not: 147 and 369 hold terminals; "
+    "nor on the 258 line, which holds none, as a fan replaces the same fans in every hand it scores).",
     "**Seven pairs and knitted hands** take every fan that needs no sets (花色, 幺九, 单双, 全连, the pair "
     "fans 三风对/三元对/四喜对). Four identical tiles in seven pairs score 杠七对, not 四归一.",
     "**混 fans** (混全单, 混全双, 混全带, 混全连) need honours and number tiles both; 混幺九 also takes an "
