@@ -74,7 +74,9 @@ def run_jsonl(source: BinaryIO, sink: TextIO, rules: str, options: dict | None) 
     read as bytes and decoded one at a time: a text stream would raise at the first line that is
     not UTF-8 and lose the rest of the batch."""
     errors = 0
-    for line in source:
+    for number, line in enumerate(source):
+        if number == 0:  # Windows editors start a UTF-8 file with a byte order mark
+            line = line.removeprefix(b"\xef\xbb\xbf")
         try:
             out = score_json(loads(_utf8(line)), rules, options)
         except ScoringError as e:

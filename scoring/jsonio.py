@@ -58,13 +58,25 @@ def loads(text: str) -> Any:
     if not text.strip():
         raise ScoringError("bad_json", "an empty line: give one JSON hand per line")
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_once_each)
     except json.JSONDecodeError as e:
         raise ScoringError("bad_json", f"not JSON: {e.msg} at character {e.pos + 1}") from None
     except RecursionError:
         raise ScoringError("bad_json", "JSON nested too deeply to be a hand") from None
+    except ScoringError:  # _once_each's, a ValueError too
+        raise
     except ValueError:  # for str input the decoder's only other error: the digit limit
         raise ScoringError("bad_json", "a number with more digits than Python reads (4300)") from None
+
+
+def _once_each(pairs: list[tuple[str, Any]]) -> dict:
+    """A JSON object whose keys are each given once: a repeated key is an error, not the last
+    one silently kept (a hand edited by hand may say its concealed tiles twice)."""
+    seen = dict(pairs)
+    if len(seen) < len(pairs):
+        twice = next(k for k in seen if sum(key == k for key, _ in pairs) > 1)
+        raise ScoringError("bad_json", f"{shown(twice)} is given twice in one object")
+    return seen
 
 
 def _names(keys: Iterable[object]) -> str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from . import tiles as T
-from .errors import ScoringError
+from .errors import ScoringError, shown
 from .hand import Hand, Meld, WinContext
 
 _BOOL_FLAGS = {
@@ -52,7 +52,7 @@ _DIGITS = re.compile(r"\+?\s*\d+")
 
 
 def _bad(text: str, pos: int, why: str, hint: str = "") -> ScoringError:
-    return ScoringError("bad_notation", f"{why} at position {pos + 1} of {text!r}{hint}")
+    return ScoringError("bad_notation", f"{why} at position {pos + 1} of {shown(text)}{hint}")
 
 
 def _hint(text: str, body: str, pos: int) -> str:
@@ -64,7 +64,7 @@ def _hint(text: str, body: str, pos: int) -> str:
         if len(body) == len(text):  # no "|" yet: if only flags follow, show the line with one
             try:
                 _flags(rest)
-                return f"; flags go after \" | \": {body[:pos].rstrip() + ' | ' + rest!r}"
+                return f"; flags go after \" | \": {shown(body[:pos].rstrip() + ' | ' + rest)}"
             except ScoringError:
                 pass
         return "; flags go after \" | \" at the end, e.g. '... +5p | self seat=S'"
@@ -143,10 +143,10 @@ def read_notation(text: str) -> tuple[Hand, dict]:
             open_bracket = None
         pos = m.end()
     if open_bracket:
-        raise ScoringError("bad_notation", f"unclosed meld bracket in {text!r}")
+        raise ScoringError("bad_notation", f"unclosed meld bracket in {shown(text)}")
     if len(winning) != 1:
         raise ScoringError(
-            "bad_notation", f"mark exactly one winning tile with '+' (e.g. +5p); found {len(winning)} in {text!r}"
+            "bad_notation", f"mark exactly one winning tile with '+' (e.g. +5p); found {len(winning)} in {shown(text)}"
         )
     flags = _flags(flag_text)  # a misspelt flag is told before what it may have made of the tiles
     return Hand(tuple(concealed), tuple(melds), winning[0], tuple(flowers)), flags
@@ -167,7 +167,7 @@ def _flags(text: str) -> dict:
             args[_WIND_FLAGS[key]] = value
         else:
             known = ", ".join([*_BOOL_FLAGS, *(f"{k}=E|S|W|N" for k in _WIND_FLAGS)])
-            raise ScoringError("bad_notation", f"unknown flag {word!r}; flags are: {known}")
+            raise ScoringError("bad_notation", f"unknown flag {shown(word)}; flags are: {known}")
     return args
 
 

@@ -153,6 +153,29 @@ def test_jsonl_goes_on_after_json_python_cannot_read():
     assert lines[-2]["error"]["message"] == "an empty line: give one JSON hand per line"
 
 
+def test_jsonl_reads_a_first_line_behind_a_byte_order_mark_and_refuses_a_key_given_twice():
+    """Windows editors start a UTF-8 file with a BOM; a hand that names its concealed tiles twice
+    is an error, not the last list silently scored."""
+    import io
+
+    from scoring.cli import run_jsonl
+
+    good = json.dumps(BASE)
+    twice = good[:-1] + ', "concealed": ["1m"]}'
+    sink = io.StringIO()
+    assert run_jsonl(io.BytesIO(b"\xef\xbb\xbf" + f"{good}\r\n{twice}\n".encode()), sink, "mcr", None) == 1
+    first, second = (json.loads(line) for line in sink.getvalue().splitlines())
+    assert first["ok"] and first["total"] == scoring.score_json(BASE)["total"]
+    assert second["error"] == {"code": "bad_json", "message": "'concealed' is given twice in one object"}
+
+
+def test_a_long_bad_notation_is_shown_by_its_start():
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.parse_notation("[" * 5000)
+    assert err.value.code == "bad_notation" and "(5,000 characters)" in err.value.message
+    assert len(err.value.message) < 200
+
+
 @pytest.mark.parametrize("rules", scoring.available_rulesets())
 def test_score_json_names_no_value_it_cannot_show(rules):
     """Error messages name a value from outside by its kind: its repr would recurse past the limit

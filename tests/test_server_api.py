@@ -51,6 +51,7 @@ def assert_error(response, status: int, code: str):
     body = response.json()
     assert body["ok"] is False and body["error"]["code"] == code
     assert body["error"]["message"]  # a human sentence, never empty
+    return body["error"]["message"]
 
 
 def test_health_and_rules_list_the_registered_rule_sets(client):
@@ -121,6 +122,9 @@ def test_score_endpoint_refuses_malformed_json_and_bad_hands(client):
                  422, "malformed_json")
     assert_error(client.post("/api/score", content=b"[1, 2]"), 422, "malformed_json")
     assert_error(client.post("/api/score", content=b"[" * 100_000), 422, "malformed_json")  # past the recursion limit
+    assert_error(client.post("/api/score", content=b""), 422, "malformed_json")
+    twice = json.dumps(HAND)[:-1] + ', "winning_tile": "1m"}'  # the last one would win, unseen
+    assert "given twice" in assert_error(client.post("/api/score", content=twice.encode()), 422, "malformed_json")
     assert_error(post_photo(client, png_bytes(), context="[" * 100_000), 422, "malformed_json")
     assert_error(client.post("/api/score", json=dict(HAND, concealed=HAND["concealed"][:-1])), 422, "wrong_tile_count")
     assert_error(client.post("/api/score?rules=nope", json=HAND), 422, "unknown_rules")

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
-import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,7 +43,8 @@ from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from scoring.jsonio import hand_json_schema
+from scoring.errors import ScoringError
+from scoring.jsonio import hand_json_schema, loads
 from vision.errors import CodedError
 
 if TYPE_CHECKING:
@@ -268,10 +268,12 @@ MODEL_ERROR_PREFIX = "model_"
 
 
 def _parse_json_object(text: str | bytes, what: str) -> dict:
+    if not text.strip():
+        raise ApiError(422, "malformed_json", f"{what} is empty: send a JSON object")
     try:
-        value = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: nested past Python's limit
-        raise ApiError(422, "malformed_json", f"{what} is not valid JSON: {exc}") from None
+        value = loads(text)
+    except ScoringError as exc:  # malformed, past Python's limits, or a key given twice
+        raise ApiError(422, "malformed_json", f"{what} is not valid JSON: {exc.message}") from None
     if not isinstance(value, dict):
         raise ApiError(422, "malformed_json", f"{what} must be a JSON object")
     return value
