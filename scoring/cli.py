@@ -25,13 +25,29 @@ EXAMPLE = "123m456m789m5p [EEE] +5p | self"
 FLAG_NAMES = {"heavenly": "heavenly (天和)", "earthly": "earthly (地和)", "human": "human (人和)"}
 
 
+class GivenOnce(argparse.Action):
+    """Store an option's value; a second, different one is refused, where argparse would keep the
+    last unseen (`--flowers 1f --flowers 2f` scored one flower, `--seat S --seat W` seat W)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", {})
+        if self.dest in given and given[self.dest] != values:
+            def shown(value: object) -> str:
+                return ",".join(value) or "none" if isinstance(value, tuple) else str(value)
+            raise argparse.ArgumentError(self, f"given twice, as {shown(given[self.dest])} and {shown(values)}: "
+                                               "give it once")
+        given[self.dest] = values
+        setattr(namespace, self.dest, values)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("hand", nargs="?", help=f'one-line notation, e.g. "{EXAMPLE}"')
-    parser.add_argument("--rules", default="mcr", choices=available_rulesets(), help="rule set (default mcr)")
+    parser.add_argument("--rules", default="mcr", choices=available_rulesets(), action=GivenOnce,
+                        help="rule set (default mcr)")
     parser.add_argument("--self-drawn", action="store_true", help="the winning tile was self-drawn (as the flag self)")
-    parser.add_argument("--seat", choices=list("ESWN"),
+    parser.add_argument("--seat", choices=list("ESWN"), action=GivenOnce,
                         help="the winner's seat wind (as seat=; the two must agree)")
-    parser.add_argument("--round", choices=list("ESWN"),
+    parser.add_argument("--round", choices=list("ESWN"), action=GivenOnce,
                         help="the round (prevailing) wind (as round=; the two must agree)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule-set option, e.g. kong_1998=true (repeatable)")

@@ -95,6 +95,29 @@ def test_contradictory_flags_exit_2(capsys):
 
 
 
+def test_an_annotate_name_that_is_empty_or_ends_in_a_slash_exits_2_before_reading(tmp_path, capsys):
+    exit_code, _, err = run_cli(capsys, "no-such-photo.jpg", "--annotate", "")
+    assert exit_code == 2 and "no file named for the annotated image" in err
+    exit_code, _, err = run_cli(capsys, "no-such-photo.jpg", "--annotate", f"{tmp_path}/out.png/")
+    assert exit_code == 2 and "names a folder" in err and not (tmp_path / "out.png").exists()
+
+
+@pytest.mark.parametrize("option, first, second", [("--flowers", "1f", "2f"), ("--seat", "S", "W"),
+                                                   ("--winning-tile", "5p", "6p"), ("--rules", "mcr", "sihai")])
+def test_an_option_given_twice_differently_is_refused_not_the_last_taken(capsys, option, first, second):
+    """argparse keeps the last value unseen: `--flowers 1f --flowers 2f` scored one flower."""
+    with pytest.raises(SystemExit) as exit_:
+        main(["photo", "no-such-photo.jpg", option, first, option, second, "--json"])
+    error = json.loads(capsys.readouterr().out)["error"]
+    assert exit_.value.code == 2 and error["code"] == "bad_argument"
+    assert f"{option}: given twice, as {first} and {second}" in error["message"]
+    exit_code, out, _ = run_cli(capsys, "no-such-photo.jpg", option, first, option, first, "--json")
+    assert exit_code == 2 and json.loads(out)["error"]["code"] == "file_missing"  # the same twice is once
+    with pytest.raises(SystemExit):
+        main(["score", "123m456m789m5p [EEE] +5p", "--seat", "S", "--seat", "W"])
+    assert "--seat: given twice, as S and W" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("name", ["out.txt", "no-suffix", "a-folder.png", "a-file.png/out.png",
                                   "/proc/mjlens-out.png"])  # no one writes there, root included
 def test_an_annotated_image_that_cannot_be_written_exits_2_before_reading(tmp_path, capsys, name):

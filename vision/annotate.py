@@ -12,6 +12,7 @@ the panel shows the English names only.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -407,6 +408,10 @@ def output_problem(out: str | Path, photo: Any = None) -> str | None:
     """Why an annotated image could not be written to `out`, or None: checked before `photo` (its
     path, when it is one) is read, so that a mistyped path costs no work (missing folders are
     created then) and the photo itself is never written over."""
+    if not str(out).strip():
+        return "no file named for the annotated image: give one, e.g. annotated.png"
+    if str(out).endswith(("/", os.sep)):  # Path would drop the slash and write a file of that name
+        return f"{out} names a folder; name the image file to write, e.g. {Path(out) / 'annotated.png'}"
     out = Path(out)
     try:
         if out.is_dir():

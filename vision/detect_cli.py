@@ -72,7 +72,7 @@ def annotate(image_path: Path, detections: list[Detection], out: Path) -> float:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        problem = args.annotate and output_problem(args.annotate, args.image)
+        problem = args.annotate is not None and output_problem(args.annotate, args.image)
         if problem:
             raise DetectorError("bad_output_path", problem)
         # The detector's own score is not the one shown (a tile's is the classifier's): it proposes

@@ -24,13 +24,18 @@ WINDS = ("E", "S", "W", "N")
 def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     """Options for what a photo cannot show; shared with `mjlens demo`."""
     from scoring import available_rulesets
+    from scoring.cli import GivenOnce
 
-    parser.add_argument("--rules", default="mcr", choices=available_rulesets(), help="rule set (default mcr)")
+    parser.add_argument("--rules", default="mcr", choices=available_rulesets(), action=GivenOnce,
+                        help="rule set (default mcr)")
     parser.add_argument("--self-drawn", action="store_true", help="won by self-draw (default: on a discard)")
-    parser.add_argument("--seat", default="E", choices=WINDS, help="the winner's seat wind (default E)")
-    parser.add_argument("--round", default="E", choices=WINDS, help="the round (prevailing) wind (default E)")
-    parser.add_argument("--dealer", default="E", choices=WINDS, help="the dealer's seat (default E)")
-    parser.add_argument("--discarder", choices=WINDS,
+    parser.add_argument("--seat", default="E", choices=WINDS, action=GivenOnce,
+                        help="the winner's seat wind (default E)")
+    parser.add_argument("--round", default="E", choices=WINDS, action=GivenOnce,
+                        help="the round (prevailing) wind (default E)")
+    parser.add_argument("--dealer", default="E", choices=WINDS, action=GivenOnce,
+                        help="the dealer's seat (default E)")
+    parser.add_argument("--discarder", choices=WINDS, action=GivenOnce,
                         help="on a discard win, the seat that discarded the winning tile (default: the seat "
                              "before the winner's)")
     parser.add_argument("--last-tile", action="store_true", help="won on the last tile of the wall")
@@ -39,7 +44,7 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule-set option, as for mjlens score, e.g. edition=B (repeatable)")
     parser.add_argument(
-        "--winning-tile", metavar="CODE",
+        "--winning-tile", metavar="CODE", action=GivenOnce,
         help="the winning tile (e.g. 5p) when it is not set apart in the photo, or not in it at all",
     )
     parser.add_argument(
@@ -48,12 +53,13 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
              "or of a kong stacked as three tiles (the fourth on the middle one) that the photo shows as a pung",
     )
     parser.add_argument(
-        "--flowers", metavar="CODES", type=_flower_list,
+        "--flowers", metavar="CODES", type=_flower_list, action=GivenOnce,
         help="the winner's flowers, e.g. 1f,6f, or none: their small numbers are read least surely, "
              "and flowers kept aside need not be in the photo",
     )
     parser.add_argument("--json", action="store_true", help="print the full result as JSON")
-    parser.add_argument("--annotate", metavar="OUT.png", help="write the photo with what was read drawn on it")
+    parser.add_argument("--annotate", metavar="OUT.png", action=GivenOnce,
+                        help="write the photo with what was read drawn on it")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -110,7 +116,7 @@ def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
     from vision.pipeline import PhotoResult, read_photo
 
     try:
-        problem = args.annotate and output_problem(args.annotate, image)
+        problem = args.annotate is not None and output_problem(args.annotate, image)
         if problem:
             raise PhotoError("bad_input", "bad_output_path", problem)
         result = read_photo(
