@@ -2,7 +2,8 @@
 
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 100] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
-        [--light warm] [--blur 1.5] [--shake 9] [--shrink 0.5] [--quarter] [--without other-size ...]
+        [--light warm] [--blur 1.5] [--shake 9] [--shrink 0.5] [--quarter] [--glare 1.0]
+        [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -16,7 +17,9 @@ pixels long, in a direction drawn at random for each photo (the phone moved duri
 as a messaging app sends a photo (the tiles labelled at the rendered size: a hand is complete as
 rendered).
 `--quarter` turns each photo a quarter, one clockwise, the next counter-clockwise, as a phone held
-flat over the table that records the wrong way up saves it.
+flat over the table that records the wrong way up saves it. `--glare` puts a reflection that many
+tile widths across (a flash or a lamp mirrored in the glaze, clipped to white at its core) over a
+tile of the hand drawn at random.
 `--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
 what it buys in hands and in time.
 
@@ -149,13 +152,14 @@ class Trust:
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
                   light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False,
-                  shrink: float = 1.0) -> list[Scene]:
+                  shrink: float = 1.0, glare: float = 0.0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
     `shake`, each smeared along a line of that many pixels in a direction drawn evenly; with
     `shrink` under 1, each shrunk so and saved again; with `quarter`, each turned a quarter, by
-    turns counter-clockwise and clockwise."""
+    turns counter-clockwise and clockwise; with `glare`, a reflection that many tile widths across
+    over a tile of the hand (`reflected`)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -163,6 +167,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
         if light or blur or shake:
             direction = float(np.random.default_rng([seed, index, 2]).uniform(0, 180))
             jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
+        if glare:
+            jpeg = reflected(jpeg, meta, glare, np.random.default_rng([seed, index, 3]))
         if shrink < 1:
             jpeg, meta = shrunk(jpeg, meta, shrink)
         if quarter:
@@ -185,6 +191,25 @@ def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float 
     if shake[0]:
         image = cv2.filter2D(image, -1, smear_kernel(*shake))
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def reflected(jpeg: bytes, meta: dict, size: float, rng: np.random.Generator) -> bytes:
+    """The photo with a reflection `size` tile widths across (up to 1.6 times as wide as tall)
+    near the middle of one of the hand's tiles drawn by `rng`: white at its core, soft at its
+    edge, as a flash or a lamp mirrored in the glaze shows."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(np.float32) / 255
+    hand = [t for t in meta["tiles"] if t["role"] in HAND_ROLES]
+    x1, y1, x2, y2 = hand[rng.integers(len(hand))]["box"]
+    side = min(x2 - x1, y2 - y1)
+    cx, cy = (x1 + x2 + rng.uniform(-side, side)) / 2, (y1 + y2 + rng.uniform(-side, side)) / 2
+    radius = size * side / 2
+    yy, xx = np.mgrid[:image.shape[0], :image.shape[1]].astype(np.float32)
+    reach = np.hypot((xx - cx) / (radius * rng.uniform(1.0, 1.6)), (yy - cy) / radius)
+    light = np.clip(1.6 * np.exp(-reach ** 2), 0, 1)[:, :, None]  # beyond 1 clipped: the white core
+    image = 1 - (1 - image) * (1 - light)
+    return cv2.imencode(".jpg", (image * 255).round().astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
 def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
@@ -309,7 +334,7 @@ def verdict(result, meta: dict, rules: str) -> tuple[bool, bool, str | None]:
 # The photo pipeline's extra readings of a hand read unsurely or not at all: the DetectionSet
 # field each is asked for through (the level turn is read_photo's own, `turn_level`).
 EXTRA_READINGS = {"other-size": "other_size", "balanced": "in_balanced_light", "unshaken": "unshaken",
-                  "sharpened": "sharpened", "level": None}
+                  "sharpened": "sharpened", "deglared": "deglared", "level": None}
 
 
 def pared(found: DetectionSet, without: frozenset[str]) -> DetectionSet:
@@ -408,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
                              "as a messaging app sends it")
     parser.add_argument("--quarter", action="store_true",
                         help="turn each photo a quarter, by turns each way (a phone held flat records the wrong way up)")
+    parser.add_argument("--glare", type=number(0, 4, high_allowed=True, low_allowed=True), default=0.0,
+                        help="put a reflection this many tile widths across (a flash in the glaze) over a tile of "
+                             "each hand")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
     args = parser.parse_args(argv)
@@ -432,7 +460,8 @@ def main(argv: list[str] | None = None) -> int:
         detector = Detector(model, hand_photo=True)
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
-                    "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "without": sorted(without),
+                    "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "glare": args.glare,
+                    "without": sorted(without),
                     "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
              f"{'set / detections':<58} {'photos':>5} {'hand':>8} {'score':>8}   most common failures"]
@@ -440,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
-                               args.quarter, args.shrink)
+                               args.quarter, args.shrink, args.glare)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

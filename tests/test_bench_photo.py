@@ -28,7 +28,7 @@ def test_without_leaves_out_only_the_readings_named():
     assert pared_set.in_balanced_light is reading and pared_set.unshaken is reading
     assert pared_set.kept == found.kept
     assert pared(found, frozenset()) == found and pared(found, frozenset()).other_size is reading
-    assert set(EXTRA_READINGS) == {"other-size", "balanced", "unshaken", "sharpened", "level"}
+    assert set(EXTRA_READINGS) == {"other-size", "balanced", "unshaken", "sharpened", "deglared", "level"}
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -40,6 +40,7 @@ def test_without_leaves_out_only_the_readings_named():
     (["--shrink", "0.01"], "'0.01' is not a number at least 0.05 and at most 1"),
     (["--shrink", "1.5"], "'1.5' is not a number at least 0.05 and at most 1"),
     (["--shrink", "nan"], "'nan' is not a number at least 0.05 and at most 1"),
+    (["--glare", "-1"], "'-1' is not a number at least 0 and at most 4"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
     (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
 ])
@@ -102,3 +103,19 @@ def test_a_photo_shrunk_keeps_its_boxes_on_its_tiles():
     assert small["tiles"][0]["box"] == [35.0, 5.0, 45.0, 15.0] and small["groups"][0]["box"] == [30.0, 0.0, 50.0, 20.0]
     assert photo[6:14, 36:44].min() > 200 and photo[20:, :30].max() < 40
     assert meta["tiles"][0]["box"] == [70.0, 10.0, 90.0, 30.0]
+
+
+def test_a_reflection_clips_a_hand_tile_to_white_at_its_core():
+    import cv2
+    import numpy as np
+
+    image = np.full((120, 200, 3), 40, np.uint8)
+    image[40:80, 20:50] = image[40:80, 140:170] = 180  # a hand tile, and a tile of no hand
+    meta = {"tiles": [{"code": "1m", "role": "concealed", "box": [20.0, 40.0, 50.0, 80.0]},
+                      {"code": "2m", "role": "wall", "box": [140.0, 40.0, 170.0, 80.0]}]}
+    png = cv2.imencode(".png", image)[1].tobytes()
+    jpeg = bench_photo.reflected(png, meta, 1.0, np.random.default_rng(3))
+    assert jpeg == bench_photo.reflected(png, meta, 1.0, np.random.default_rng(3))  # as its seed draws it
+    photo = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert photo[40:80, 20:50].min(axis=2).max() >= 250  # white at the core, on the hand's tile
+    assert photo[:, 120:].max() < 200 and photo[:, 120:].min(axis=2).max() < 250  # the other tile as it was

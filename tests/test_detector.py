@@ -707,6 +707,41 @@ def _tiles_on_a_table() -> tuple[np.ndarray, list[Detection]]:
     return photo, tiles
 
 
+def _flash(photo: np.ndarray, centre: tuple[int, int], radius: int) -> np.ndarray:
+    """The photo with a reflection clipped to white in a disc, soft beyond it (a flash in the glaze)."""
+    yy, xx = np.mgrid[:photo.shape[0], :photo.shape[1]]
+    glow = np.clip(1.6 * np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / radius ** 2), 0, 1)[..., None]
+    return (255 - (255 - photo.astype(float)) * (1 - glow)).round().astype(np.uint8)
+
+
+def test_a_reflection_washes_out_the_tiles_under_it_and_a_box_is_given_to_a_tile_it_hides():
+    from vision.detector import GLARE_SHARE, hidden_tiles, reflections, washed_share
+
+    photo, tiles = _tiles_on_a_table()
+    assert reflections(photo, tiles) is None  # as taken: no clipped patch
+    flashed = _flash(photo, (16 + 78 * 2 + 35, 200), 40)  # over the third tile
+    mask = reflections(flashed, tiles)
+    assert mask is not None and mask.shape == photo.shape[:2]
+    assert [washed_share(mask, d.box) >= GLARE_SHARE for d in tiles] == [k == 2 for k in range(8)]
+    assert hidden_tiles(mask, tiles) == []  # the washed-out tile has its box
+    # The detector lost the tile under the reflection: a box goes in the gap it leaves, any face.
+    missing = tiles[:2] + tiles[3:]
+    (box,) = hidden_tiles(mask, missing)
+    assert box.box == pytest.approx(tiles[2].box, abs=4)
+    assert len(box.alternatives) == 34 and len({p for _, p in box.alternatives}) == 1
+    # In a frame twice the photo's size, the boxes scale into the mask.
+    doubled = [replace(d, box=tuple(2 * v for v in d.box)) for d in missing]
+    (box,) = hidden_tiles(mask, doubled, 0.5, 0.5)
+    assert box.box == pytest.approx(tuple(2 * v for v in tiles[2].box), abs=8)
+    # A reflection on the table below the tiles washes none out and hides none.
+    below = reflections(_flash(photo, (320, 395), 80), tiles)
+    assert below is not None and not any(washed_share(below, d.box) for d in tiles)
+    assert hidden_tiles(below, tiles) == []
+    # A small glint is no reflection; nor is a photo overexposed all over.
+    assert reflections(_flash(photo, (16 + 78 * 2 + 35, 200), 15), tiles) is None
+    assert reflections(np.full_like(photo, 255), tiles) is None
+
+
 def test_shake_is_found_in_the_cepstrum_and_undone():
     import cv2
 
@@ -745,6 +780,27 @@ def test_a_shaken_photo_can_be_read_again_unshaken():
         return sum(any(abs(d.box[0] - box[0]) < 5 and d.code == code for box, code in read.items()) for d in found.kept)
 
     assert as_in_the_sample(found) + 3 <= as_in_the_sample(again) <= len(read) == 14
+
+
+@needs_model
+@pytest.mark.parametrize("tile", [0, 9])
+def test_a_tile_washed_out_by_a_flash_takes_the_face_that_makes_the_hand_win(tile):
+    """The bundled sample with a flash mirrored on one tile: read as it looks, a wrong hand wins;
+    with the washed-out tile free to take any face, the sample's own hand."""
+    from vision.demo_cli import SAMPLE_FACTS, SAMPLE_IMAGE
+    from vision.pipeline import read_photo
+
+    detector = Detector(hand_photo=True)
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGB"))
+    assert detector.detect_set(sample).deglared() is None  # no reflection
+    x1, y1, x2, y2 = sorted((d.box for d in detector.detect(sample) if d.is_tile), key=lambda b: b[0])[tile]
+    flashed = _flash(sample, (round((x1 + x2) / 2), round((y1 + y2) / 2)), round(min(x2 - x1, y2 - y1) / 2))
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    as_it_looks = read_photo(flashed, detect=lambda image: replace(detector.detect_set(image), deglared=None))
+    assert as_it_looks.error is None and as_it_looks.hand["concealed"] != facts["hand"]["concealed"]
+    result = read_photo(flashed, detect=detector.detect_set)
+    assert result.error is None and result.hand["concealed"] == facts["hand"]["concealed"]
+    assert any("a reflection (a flash or a lamp) washed out" in w for w in result.warnings)
 
 
 @needs_model

@@ -342,14 +342,15 @@ def test_a_hand_with_a_tile_cut_off_by_the_photos_edge_is_not_read_from_changed_
     # The other input size is still tried: the tile missing may be one the detector missed.
     tried = []
     found = DetectionSet(tuple(at_edge), other_size=lambda: tried.append(1) or DetectionSet(tuple(at_edge)),
-                         in_balanced_light=unwanted, unshaken=unwanted, sharpened=unwanted)
+                         in_balanced_light=unwanted, unshaken=unwanted, sharpened=unwanted, deglared=unwanted)
     result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found)
     assert result.error.code == "tile_count" and "cut off" in result.error.message and tried == [1]
 
 
 CHANGED_COPIES = [("in_balanced_light", "colours balanced", "under a white lamp"),
                   ("unshaken", "shake undone", "hold the phone still"),
-                  ("sharpened", "photo sharpened", "let the phone focus")]
+                  ("sharpened", "photo sharpened", "let the phone focus"),
+                  ("deglared", "tiles under it free", "without the flash")]
 
 
 @pytest.mark.parametrize("changed, warning, retake", CHANGED_COPIES)

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
-from vision.detections import CLASS_NAMES, GROUP_CLASSES, Detection, DetectionSet
+from vision.detections import CLASS_NAMES, GROUP_CLASSES, PLAYING_CODES, Detection, DetectionSet, with_any_face
 from vision.errors import CodedError
 from vision.paths import file_problem, one_line
 from vision.stacking import DEFAULT_MODEL as DEFAULT_STACK_MODEL
@@ -118,6 +119,19 @@ SHAKE_MIN = 7
 SHAKE_WINDOW = 256
 JPEG_BLOCK = 8
 WIENER_NOISE = 0.01
+# A flash or a lamp mirrored in the tiles' glaze clips part of the photo to white in every
+# channel, ink and all: the tile under it reads as a blank White dragon, another tile, or is not
+# found at all. Such a reflection shows as pixels of GLARE_LEVEL or more in all three channels,
+# near the tiles, in patches of at least GLARE_SHARE of a tile box; a tile box that much covered
+# by one is washed out. More than GLARE_TILES washed-out tiles is an overexposed photo, which
+# no reading can mend. The boxes can be read again with the washed-out tiles free to take any face
+# (`DetectionSet.deglared`; vision.pipeline says when).
+GLARE_LEVEL = 250
+GLARE_SHARE = 0.15
+GLARE_TILES = 3
+# A reflection that hides a tile the detector did not box is given a box in the gap beside it,
+# where the gap is at least HIDDEN_ROOM of a tile wide.
+HIDDEN_ROOM = 0.6
 
 ImageInput = Union[str, Path, bytes, "Image.Image", "np.ndarray"]
 
@@ -455,6 +469,87 @@ def _span(boxes: Sequence[tuple[float, float, float, float]], margin: float,
             min(shape[1], int(max(b[2] for b in boxes) + margin)), min(shape[0], int(max(b[3] for b in boxes) + margin)))
 
 
+def reflections(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+                ky: float = 1.0) -> "np.ndarray | None":
+    """The mask (255 where set, the size of `rgb`) of the reflections near the tile boxes, scaled
+    by kx, ky into `rgb` (see GLARE_LEVEL); None where there are none, or where more than
+    GLARE_TILES tiles look washed out (an overexposed photo)."""
+    import cv2
+    import numpy as np
+
+    boxes = _tile_boxes(detections, kx, ky)
+    if not boxes:
+        return None
+    tile_area = statistics.median((x2 - x1) * (y2 - y1) for x1, y1, x2, y2 in boxes)
+    left, top, right, bottom = _span(boxes, math.sqrt(tile_area), rgb.shape)
+    clipped = cv2.inRange(rgb[top:bottom, left:right], (GLARE_LEVEL,) * 3, (255,) * 3)
+    if cv2.countNonZero(clipped) < GLARE_SHARE * tile_area:  # most photos: no patch that large
+        return None
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(clipped, connectivity=8)
+    large = np.flatnonzero(stats[:, cv2.CC_STAT_AREA] >= GLARE_SHARE * tile_area)
+    large = large[large > 0]  # 0 is the unclipped background
+    if not len(large):
+        return None
+    mask = np.zeros(rgb.shape[:2], np.uint8)
+    mask[top:bottom, left:right] = np.isin(labels, large) * np.uint8(255)
+    if sum(washed_share(mask, box) >= GLARE_SHARE for box in boxes) > GLARE_TILES:
+        return None
+    return mask
+
+
+def hidden_tiles(mask: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+                 ky: float = 1.0) -> list[Detection]:
+    """A box, free to take any playing face, for each reflection of `mask` that lies mostly
+    outside the tile boxes, within a tile of its row: the tile it hides, the size of its row's
+    tiles, level with them, in the gap between its row neighbours nearest the reflection.
+    `detections` are in pixels of the photo, the mask in those scaled by kx, ky."""
+    import cv2
+    import numpy as np
+
+    tiles = [d for d in detections if d.is_tile]
+    if not tiles:
+        return []
+    covered = np.zeros(mask.shape, bool)
+    for x1, y1, x2, y2 in _tile_boxes(tiles, kx, ky):
+        covered[max(0, round(y1)):round(y2), max(0, round(x1)):round(x2)] = True
+    count, labels, _, centroids = cv2.connectedComponentsWithStats((mask > 0).astype(np.uint8), connectivity=8)
+    faces = tuple((code, 1 / len(PLAYING_CODES)) for code in sorted(PLAYING_CODES))
+    hidden = []
+    for k in range(1, count):
+        if covered[labels == k].mean() > 0.5:  # on the tiles boxed already: washed out, not hidden
+            continue
+        cx, cy = centroids[k][0] / kx, centroids[k][1] / ky
+        nearest = min(tiles, key=lambda d: math.hypot(d.center[0] - cx, d.center[1] - cy))
+        row = [d for d in tiles if abs(d.center[1] - nearest.center[1]) < nearest.height / 2]
+        w, h = statistics.median(d.width for d in row), statistics.median(d.height for d in row)
+        if abs(nearest.center[0] - cx) > 2 * w or abs(nearest.center[1] - cy) > h:
+            continue  # on the table, away from the tiles
+        left = max((d for d in row if d.center[0] <= cx), key=lambda d: d.box[2], default=None)
+        right = min((d for d in row if d.center[0] > cx), key=lambda d: d.box[0], default=None)
+        lo = cx - w / 2 if left is None else left.box[2]
+        hi = cx + w / 2 if right is None else right.box[0]
+        if hi - lo < HIDDEN_ROOM * w:
+            continue
+        x1 = (lo + hi - w) / 2 if hi - lo < w else min(max(cx - w / 2, lo), hi - w)
+        # level with its neighbours, on the line between their middles where the row runs askew
+        ends = [d.center for d in (left, right) if d is not None]
+        if len(ends) == 2 and ends[1][0] > ends[0][0]:
+            at = (x1 + w / 2 - ends[0][0]) / (ends[1][0] - ends[0][0])
+            middle = ends[0][1] + at * (ends[1][1] - ends[0][1])
+        else:
+            middle = ends[0][1]
+        top = middle - h / 2
+        hidden.append(Detection((x1, top, x1 + w, top + h), faces[0][0], faces[0][1], faces))
+    return hidden
+
+
+def washed_share(mask: "np.ndarray", box: Sequence[float], kx: float = 1.0, ky: float = 1.0) -> float:
+    """The share of `box` (scaled by kx, ky into the mask) that the reflection `mask` covers."""
+    x1, y1, x2, y2 = (max(0, round(v)) for v in (box[0] * kx, box[1] * ky, box[2] * kx, box[3] * ky))
+    part = mask[y1:y2, x1:x2]
+    return float((part > 0).mean()) if part.size else 0.0
+
+
 def sharpened(rgb: "np.ndarray") -> "np.ndarray":
     """The image with SHARPEN_AMOUNT times its detail (itself less its Gaussian blur) added."""
     import cv2
@@ -788,7 +883,8 @@ class Detector:
             other_size=None if other is None else lambda: self._checked(rgb, width, height, other(), upright),
             in_balanced_light=lambda: self._in_balanced_light(rgb, width, height, first, found.kept, upright),
             unshaken=lambda: self._unshaken(rgb, width, height, first, found.kept, upright),
-            sharpened=lambda: self._sharpened(rgb, width, height, found.kept))
+            sharpened=lambda: self._sharpened(rgb, width, height, found.kept),
+            deglared=lambda: self._deglared(rgb, width, height, found))
 
     def _unshaken(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
                   kept: Sequence[Detection], upright: bool) -> DetectionSet | None:
@@ -812,6 +908,24 @@ class Detector:
         if tile_sharpness(rgb, kept, rgb.shape[1] / width, rgb.shape[0] / height) >= BLURRED:
             return None
         return self._found_in(sharpened(rgb), width, height, read_again=False)
+
+    def _deglared(self, rgb: "np.ndarray", width: int, height: int, found: DetectionSet) -> DetectionSet | None:
+        """`found` with the tiles that reflections near its kept tiles wash out free to take any
+        face (see GLARE_LEVEL), the rejected ones among them taken back, and a box for each
+        reflection that hides a tile the detector did not box; None where there are no such
+        reflections."""
+        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+        mask = reflections(rgb, found.kept, kx, ky)
+        if mask is None:
+            return None
+
+        def washed_out(d: Detection) -> bool:
+            return d.is_tile and washed_share(mask, d.box, kx, ky) >= GLARE_SHARE
+
+        kept = [with_any_face(d) if washed_out(d) else d for d in found.kept]
+        kept += [with_any_face(d) for d in found.rejected if washed_out(d)]
+        return replace(found, kept=tuple(kept + hidden_tiles(mask, kept, kx, ky)),
+                       rejected=tuple(d for d in found.rejected if not washed_out(d)))
 
     def _in_balanced_light(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
                            kept: Sequence[Detection], upright: bool) -> DetectionSet | None:

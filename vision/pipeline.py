@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import BACK, CLASS_NAMES, Detection, DetectionSet, median_short_side
+from vision.detections import BACK, CLASS_NAMES, Detection, DetectionSet, median_short_side, with_any_face
 from vision.grouping import FLOWER_CODES, Layout, concealed_count, group_tiles, iou, meld_codes, one_code, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
@@ -47,12 +47,9 @@ SECOND_LOOKS = 4
 # SECOND_LOOKS pairs that overlap most are tried.
 GHOST_IOU = 0.3
 # A tile read on a second look may show a face the classifier ranks low or not at all (a box
-# taken back is one it could not read): every playing code a reading does not list gets this share
-# of the listed mass, so the hand can choose. A box taken back at 0.01 / 0.03 / 0.1 / 0.3 read
-# 936 / 937 / 936 / 932 hands (933 listed codes only); every tile at 0.01-0.05, 947. Tiles read
-# surely (vision.reader.UNCERTAIN_BELOW or more) keep their faces: five surely read copies of a
-# tile are five copies, not a hand to mend.
-UNREAD_FACE = 0.03
+# taken back is one it could not read): it is read with any face (vision.detections.UNREAD_FACE).
+# Tiles read surely (vision.reader.UNCERTAIN_BELOW or more) keep their faces: five surely read
+# copies of a tile are five copies, not a hand to mend.
 # A scored hand whose score_confidence is below this is flagged as doubtful. On the 600 benchmark
 # photos (bench_photo seeds 2026000 / 2026001) 22 of the 34 scores below 0.05 were right, 187 of
 # the 205 at 0.05 or more.
@@ -332,6 +329,10 @@ def _read_changed_copies(image: Any, detect: Detect | None, found: DetectionSet,
                          "the photo looks shaken: hold the phone still (or rest it) and take it again")
     result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened",
                          "the tiles look blurred: let the phone focus on them and take the photo again")
+    result = _read_again(found.deglared, request, result, "a reflection (a flash or a lamp) washed out part of the "
+                         "tiles: read with the tiles under it free to take the faces that make the hand win",
+                         "a reflection (a flash or a lamp) washes out part of the tiles: take the photo again "
+                         "without the flash, or from a little to one side")
     if turn_level and (_failed(result) or result.confidence < UNSURE_BELOW):
         tilt = row_tilt(found.kept)
         if abs(tilt) >= (MIN_TILT if _failed(result) else STEEP_TILT):
@@ -646,7 +647,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     kept = list(found.kept)
     # A box the classifier gives no tile face at all (every code at 0) has no reading to take back.
     readable = [d for d in found.rejected if any(p > 0 for _, p in d.alternatives)]
-    taken_back = [_any_face(d) for d in sorted(readable, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
+    taken_back = [with_any_face(d) for d in sorted(readable, key=lambda d: d.not_a_tile)[:SECOND_LOOKS]]
     # Free faces never change a hand's tile count, and leaving a box out cannot add a tile to a
     # hand short of tiles unless a box kept some tile out of the hand (a stray box beside a meld
     # makes a run of five that is no meld): such hands are completed only by a box taken back.
@@ -675,7 +676,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
             result.warnings.append(warning)
             best = result
     if best is first and not short:
-        unsure = [_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
+        unsure = [with_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
         result = _read(unsure, request, found.on_a_tile)
         if not _failed(result):
             result.warnings.append("no reading of the tiles' likely faces wins: read with the tiles not read "
@@ -768,15 +769,6 @@ def _as_pungs_if_they_win(layout: Layout, reading: HandReading, request: Reading
                                                "a stacked kong, make no winning hand as kongs: read as pungs",))
     again = _read_hand(flat, request)
     return (flat, again) if again.winning else (layout, reading)
-
-
-def _any_face(d: Detection) -> Detection:
-    listed = dict(d.alternatives)
-    floor = UNREAD_FACE * sum(listed.values())
-    if floor <= 0:  # no reading to weigh the others against
-        return d
-    unlisted = tuple((code, floor) for code in sorted(PLAYING_CODES) if code not in listed)
-    return replace(d, alternatives=d.alternatives + unlisted)
 
 
 def _place(box: tuple[float, float, float, float]) -> str:

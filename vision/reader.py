@@ -21,11 +21,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
-from vision.detections import BACK, TILE_CODES, Detection
+from vision.detections import BACK, PLAYING_CODES, TILE_CODES, Detection
 from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, one_code, standing_excess
 from vision.photo_errors import PhotoError
 
-PLAYING_CODES = frozenset(c for c in TILE_CODES if c not in FLOWER_CODES)
 PLAYING_ORDER = {c: n for n, c in enumerate(TILE_CODES)}  # suits in order, then honours
 CLEAR_ORDER = 3  # a row "clearly" ascends when it steps up at least this many times as often as down
 # Four concealed tiles give only four steps, which a shuffled row or a sorted one of honours and
