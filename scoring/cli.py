@@ -32,10 +32,8 @@ class GivenOnce(argparse.Action):
     def __call__(self, parser, namespace, values, option_string=None):
         given = namespace.__dict__.setdefault("_given_once", {})
         if self.dest in given and given[self.dest] != values:
-            def shown(value: object) -> str:
-                return ",".join(value) or "none" if isinstance(value, tuple) else str(value)
-            raise argparse.ArgumentError(self, f"given twice, as {shown(given[self.dest])} and {shown(values)}: "
-                                               "give it once")
+            first, second = (",".join(v) or "none" if isinstance(v, tuple) else v for v in (given[self.dest], values))
+            raise argparse.ArgumentError(self, f"given twice, as {first} and {second}: give it once")
         given[self.dest] = values
         setattr(namespace, self.dest, values)
 

@@ -46,10 +46,6 @@ SECOND_LOOKS = 4
 # (up to 0.39 in photos turned 10 degrees), so only the hand can tell; the boxes of the
 # SECOND_LOOKS pairs that overlap most are tried.
 GHOST_IOU = 0.3
-# A tile read on a second look may show a face the classifier ranks low or not at all (a box
-# taken back is one it could not read): it is read with any face (vision.detections.UNREAD_FACE).
-# Tiles read surely (vision.reader.UNCERTAIN_BELOW or more) keep their faces: five surely read
-# copies of a tile are five copies, not a hand to mend.
 # A scored hand whose score_confidence is below this is flagged as doubtful. On the 600 benchmark
 # photos (bench_photo seeds 2026000 / 2026001) 22 of the 34 scores below 0.05 were right, 187 of
 # the 205 at 0.05 or more.
@@ -676,6 +672,8 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
             result.warnings.append(warning)
             best = result
     if best is first and not short:
+        # Tiles read surely (UNCERTAIN_BELOW or more) keep their faces: five surely read copies of a
+        # tile are five copies, not a hand to mend.
         unsure = [with_any_face(d) if d.code in PLAYING_CODES and d.confidence < UNCERTAIN_BELOW else d for d in kept]
         result = _read(unsure, request, found.on_a_tile)
         if not _failed(result):
