@@ -27,11 +27,14 @@ from vision.detector import (
     letterbox,
     _input_geometry,
     image_size,
+    jpeg_damage,
     load_image,
     looks_like_a_hand,
     nms,
     tiles_look_small,
 )
+
+from tests.damaged_files import damaged_in_the_middle
 
 REPO = Path(__file__).resolve().parent.parent
 NC = len(CLASS_NAMES)
@@ -310,6 +313,28 @@ def test_size_limits_are_ours_not_pillows(tmp_path):
     with pytest.raises(DetectorError) as info:
         load_image(above)
     assert info.value.code == "image_too_large" and str(above) in str(info.value) and "150 MP" in str(info.value)
+
+
+def test_a_jpeg_damaged_in_its_scan_data_is_refused_not_read(tmp_path):
+    buffer = io.BytesIO()
+    Image.effect_noise((400, 300), 60).convert("RGB").save(buffer, "JPEG")
+    path = tmp_path / "damaged.jpg"
+    path.write_bytes(damaged_in_the_middle(buffer.getvalue()))
+    Image.open(path).load()  # Pillow says nothing
+    for source in (path, path.read_bytes()):
+        with pytest.raises(DetectorError) as info:
+            load_image(source)
+        assert info.value.code == "unreadable_image" and "JPEG data is damaged (Corrupt JPEG data" in str(info.value)
+
+
+def test_bytes_some_cameras_pad_before_the_jpeg_end_marker_are_no_damage():
+    buffer = io.BytesIO()
+    Image.effect_noise((64, 48), 60).convert("RGB").save(buffer, "JPEG")
+    whole = buffer.getvalue()
+    padded = whole[:-2] + b"\x00" * 16 + whole[-2:]
+    assert jpeg_damage(padded) is None
+    assert load_image(padded)[0].shape == (48, 64, 3)
+    assert jpeg_damage(whole[: len(whole) // 2]) == "Premature end of JPEG file"
 
 
 def test_a_cut_short_file_is_named_in_the_message(tmp_path):

@@ -172,6 +172,15 @@ def test_corrupt_jpeg_exits_2(tmp_path, capsys):
     assert exit_code == 2 and "mjlens photo:" in err
 
 
+def test_a_jpeg_damaged_in_the_middle_exits_2_not_read_as_a_wrong_hand(tmp_path, capsys):
+    from tests.damaged_files import damaged_in_the_middle
+
+    path = tmp_path / "damaged.jpg"
+    path.write_bytes(damaged_in_the_middle(SAMPLE_IMAGE.read_bytes()))
+    exit_code, _, err = run_cli(capsys, str(path))
+    assert exit_code == 2 and "damaged" in err and "[unreadable_image]" in err
+
+
 @needs_model
 def test_empty_table_exits_3(tmp_path, capsys):
     from PIL import Image

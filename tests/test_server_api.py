@@ -232,6 +232,16 @@ def test_corrupt_image_gives_422(client, fmt):
     assert_error(post_photo(client, data[: len(data) // 2], "cut.img", f"image/{fmt.lower()}"), 422, "corrupt_image")
 
 
+def test_a_jpeg_damaged_in_the_middle_gives_422(client):
+    from tests.damaged_files import damaged_in_the_middle
+
+    buf = io.BytesIO()
+    Image.effect_noise((400, 300), 60).convert("RGB").save(buf, format="JPEG")
+    answer = post_photo(client, damaged_in_the_middle(buf.getvalue()), "damaged.jpg", "image/jpeg")
+    assert_error(answer, 422, "corrupt_image")
+    assert "Corrupt JPEG data" in answer.json()["error"]["message"]
+
+
 def test_a_fault_of_the_server_still_answers_in_json(monkeypatch):
     import vision.server
 

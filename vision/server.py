@@ -198,8 +198,8 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import (exif_orientation, looks_like_an_image, pillow_open, register_phone_formats,
-                                 upright_size)
+    from vision.detector import (exif_orientation, jpeg_damage, looks_like_an_image, pillow_open,
+                                 register_phone_formats, upright_size)
     from vision.paths import one_line
 
     if not data:
@@ -229,14 +229,16 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
         width, height = upright_size(image)
     except (OSError, ValueError, SyntaxError):  # unreadable EXIF: the pipeline ignores it too
         pass
-    # A damaged or cut-off file must not reach the detector. JPEGs decode at 1/8 scale here
-    # (cheap); other formats fully (a PNG's EXIF lies after its pixels: reading it decodes them).
+    # A damaged or cut-off file must not reach the detector. A JPEG is checked by libjpeg-turbo at
+    # 1/8 scale (cheap, and Pillow passes over damaged scan data); other formats decode fully (a
+    # PNG's EXIF lies after its pixels: reading it decodes them).
     reduced = image.format in ("JPEG", "MPO")
+    if reduced and (damage := jpeg_damage(data)):
+        raise ApiError(422, "corrupt_image", f"the photo is damaged ({damage}); send it again")
     try:
         orientation = exif_orientation(image)
-        if reduced:
-            image.draft("RGB", (max(1, width // 8), max(1, height // 8)))
-        image.load()
+        if not reduced:
+            image.load()
     except (OSError, ValueError, SyntaxError) as exc:
         raise ApiError(422, "corrupt_image", f"the photo could not be decoded ({one_line(exc)}); it may be damaged or cut short") from None
     return CheckedImage(width, height, image.format, None if reduced else image, orientation)
