@@ -1071,3 +1071,20 @@ def test_a_decoder_message_stays_on_one_line():
     from vision.detector import _unreadable
 
     assert "\n" not in str(_unreadable("cut.heic", ValueError("Unexpected end of file\n")))
+
+
+@needs_model
+def test_onnx_runtime_sends_no_usage_reports_and_says_nothing_where_home_is_unwritable(tmp_path):
+    """A service user's home it cannot write: ONNX Runtime's telemetry would warn on every run."""
+    import os
+    import subprocess
+    import sys
+
+    home = tmp_path / "not-a-folder"
+    home.write_text("")
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env.update(HOME=str(home), XDG_CACHE_HOME=str(home / "cache"))
+    done = subprocess.run([sys.executable, "-c", "from vision.detector import DEFAULT_MODEL, cpu_session; "
+                           "cpu_session(DEFAULT_MODEL); import os; print(os.environ['ORT_DISABLE_TELEMETRY'])"],
+                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, "1\n", "")

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import io
 import math
+import os
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -792,6 +793,10 @@ def cpu_session(model_path: Path, spin: bool = False):
     share the cores, while the classifier, run right after it, must not spin as well: two
     sessions spinning one after the other on the same cores slowed each other by about 70%.
     """
+    # ONNX Runtime 1.29+ sends usage reports over the network from Linux too, and where it cannot
+    # store its device id (a service user's home) it prints a warning on every run. Photos are
+    # read here offline: opted out, unless the person running it chose otherwise.
+    os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
     import onnxruntime as ort
 
     options = ort.SessionOptions()
