@@ -357,6 +357,18 @@ def test_a_bad_rule_set_option_is_refused_with_the_other_arguments(tmp_path):
     assert [line.rsplit("[", 1)[1] for line in run.stderr.splitlines()] == ["bad_argument]", "bad_option]"]
 
 
+def test_a_video_given_twice_is_refused_not_counted_twice(tmp_path):
+    video = tmp_path / "clip.mp4"
+    video.write_bytes(b"not a video, but a file")
+    (tmp_path / "link.mp4").symlink_to(video)
+    run = footage(video, tmp_path / "link.mp4", video)
+    assert run.returncode == 2
+    assert run.stderr.splitlines()[-2:] == [
+        f"mjlens footage: {tmp_path / 'link.mp4'}: the same file as {video}, given before; each video is read once "
+        "[bad_argument]",
+        f"mjlens footage: {video}: the same file as {video}, given before; each video is read once [bad_argument]"]
+
+
 def test_a_video_whose_name_is_not_utf8_is_refused_not_a_crash(tmp_path):
     # OpenCV crashes the whole process (a segfault) on such a name, losing every video's events.
     odd = tmp_path / os.fsdecode(b"caf\xe9.mp4")

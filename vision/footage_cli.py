@@ -96,13 +96,27 @@ def _prepare_outputs(out: Path | None, frames_dir: Path | None) -> list[tuple[st
     return problems
 
 
+def _repeated(videos: list[Path]) -> list[tuple[str, str]]:
+    """A video named twice (by the same or another path) would put its hands in the timeline twice."""
+    first: dict[tuple[int, int], Path] = {}
+    problems = []
+    for video in videos:
+        try:
+            status = video.stat()
+        except OSError:  # video_problem names it
+            continue
+        if (seen := first.setdefault((status.st_dev, status.st_ino), video)) is not video:
+            problems.append(("bad_argument", f"{video}: the same file as {seen}, given before; each video is read once"))
+    return problems
+
+
 def run(args: argparse.Namespace) -> int:
     from scoring.rules import available_rulesets
 
     from vision.footage import video_problem
 
     # Every problem is (code, message), all reported at once, so one run shows what to fix.
-    problems = [(p["code"], p["message"]) for p in map(video_problem, args.videos) if p]
+    problems = [(p["code"], p["message"]) for p in map(video_problem, args.videos) if p] + _repeated(args.videos)
     if args.rules not in available_rulesets():
         problems.append(("unknown_rules",
                          f"unknown rule set {args.rules!r}; choose one of {', '.join(available_rulesets())}"))
