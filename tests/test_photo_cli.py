@@ -221,6 +221,14 @@ def test_a_winning_tile_given_wrong_gives_a_score_flagged_as_doubtful(capsys):
 
 
 @needs_model
+def test_an_honour_is_named_by_its_letter_as_in_the_hand_notation(capsys):
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    outs = [run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--winning-tile", tile, "--json")[1]
+            for tile in ("F", "6z")]
+    assert json.loads(outs[0])["hand"]["winning_tile"] == "6z" and outs[0] == outs[1]
+
+
+@needs_model
 def test_a_reader_that_stops_early_ends_the_command_quietly():
     """`mjlens photo x.jpg | head -1`: no traceback once the reader has gone."""
     proc = subprocess.Popen([sys.executable, "-m", "vision.cli", "photo", str(SAMPLE_IMAGE)],
