@@ -368,7 +368,8 @@ def _open(source: str | Path | bytes) -> "Image.Image":
     try:
         return pillow_open(stream)
     except Image.DecompressionBombError as exc:
-        raise DetectorError("image_too_large", f"{name}: the image is over the {MAX_PIXELS / 1e6:.0f} MP limit") from exc
+        raise DetectorError("image_too_large", f"{name} has {bomb_pixels(exc) / 1e6:.0f} MP; the limit is "
+                                               f"{MAX_PIXELS / 1e6:.0f} MP") from exc
     except UnidentifiedImageError as exc:
         if looks_like_an_image(_head(stream)):  # cut short or damaged before Pillow could tell
             raise _unreadable(name, exc) from exc
@@ -377,6 +378,16 @@ def _open(source: str | Path | bytes) -> "Image.Image":
         raise DetectorError("cannot_read", f"{name}: cannot open it ({exc.strerror})") from None
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
+
+
+def bomb_pixels(exc: Exception) -> int:
+    """The pixel count in Pillow's refusal to open an image far past its limit (its header says so)."""
+    import re
+
+    from PIL import Image
+
+    named = re.search(r"\((\d+) pixels\)", str(exc))
+    return int(named[1]) if named else 2 * Image.MAX_IMAGE_PIXELS + 1
 
 
 def _check_size(width: int, height: int, name: str = "the image") -> None:

@@ -154,7 +154,7 @@ class _BodyLimit:
             return await self.app(scope, receive, send)
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            response = _error_response(413, "too_large", self._message())
+            response = _error_response(413, "too_large", self._message(scope))
             return await response(scope, receive, send)
         received = 0
 
@@ -164,13 +164,14 @@ class _BodyLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise StarletteHTTPException(413, self._message())
+                    raise StarletteHTTPException(413, self._message(scope))
             return message
 
         return await self.app(scope, counting_receive, send)
 
-    def _message(self) -> str:
-        return f"the upload is larger than {self.max_bytes // (1024 * 1024)} MB; send a smaller photo"
+    def _message(self, scope) -> str:
+        what = "hand" if scope["path"].endswith("/score") else "photo"
+        return f"the upload is larger than {self.max_bytes // (1024 * 1024)} MB; send a smaller {what}"
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     decoding) or is damaged."""
     from PIL import Image, UnidentifiedImageError
 
-    from vision.detector import (exif_orientation, jpeg_damage, looks_like_an_image, pillow_open,
+    from vision.detector import (bomb_pixels, exif_orientation, jpeg_damage, looks_like_an_image, pillow_open,
                                  register_phone_formats, upright_size)
     from vision.paths import one_line
 
@@ -207,9 +208,9 @@ def check_image(data: bytes, max_pixels: int) -> CheckedImage:
     register_phone_formats()
     try:
         image = pillow_open(io.BytesIO(data))
-    except Image.DecompressionBombError:  # a header far past any limit: Pillow refuses to open it
+    except Image.DecompressionBombError as exc:  # a header far past any limit: Pillow refuses to open it
         raise ApiError(413, "too_many_pixels",
-                       f"the photo has over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} million pixels; the limit is "
+                       f"the photo has {bomb_pixels(exc) / 1e6:.1f} million pixels; the limit is "
                        f"{max_pixels / 1e6:.1f} million") from None
     except UnidentifiedImageError:
         if looks_like_an_image(data[:12]):
