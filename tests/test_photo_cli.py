@@ -221,6 +221,19 @@ def test_a_winning_tile_given_wrong_gives_a_score_flagged_as_doubtful(capsys):
 
 
 @needs_model
+def test_a_file_of_several_frames_is_read_from_the_first_and_says_so(tmp_path, capsys):
+    photo = Image.open(SAMPLE_IMAGE)
+    pages, single = tmp_path / "pages.tiff", tmp_path / "single.tiff"
+    photo.save(pages, save_all=True, append_images=[Image.new("RGB", photo.size)])
+    photo.save(single)
+    results = [json.loads(run_cli(capsys, str(path), "--json")[1]) for path in (pages, single)]
+    assert results[0]["hand"] == results[1]["hand"] and results[0]["hand"] is not None
+    assert [w for w in results[0]["warnings"] if w not in results[1]["warnings"]] == [
+        "the file holds 2 frames (an animation or several pages): only the first was read; save the frame that "
+        "shows the hand as a photo of its own"]
+
+
+@needs_model
 def test_an_honour_is_named_by_its_letter_as_in_the_hand_notation(capsys):
     facts = json.loads(SAMPLE_FACTS.read_text())
     outs = [run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--winning-tile", tile, "--json")[1]

@@ -265,6 +265,22 @@ def image_size(source: ImageInput) -> tuple[int, int]:
         raise DetectorError("unreadable_image", f"cannot read the image's header: {one_line(exc)}") from exc
 
 
+def frames_after_the_first(source: ImageInput) -> int:
+    """How many frames beyond the first an animation or a multi-page file holds (GIF, TIFF, WebP,
+    APNG); the photo is read from the first. A camera's MPO or a HEIC keeps previews and depth
+    maps beside its one photo: 0."""
+    import numpy as np
+    from PIL import Image
+
+    if isinstance(source, np.ndarray):
+        return 0
+    try:
+        img = source if isinstance(source, Image.Image) else _open(source)
+        return getattr(img, "n_frames", 1) - 1 if img.format in ("GIF", "TIFF", "WEBP", "PNG") else 0
+    except (DetectorError, OSError, ValueError, SyntaxError):  # read once already: judged there
+        return 0
+
+
 def upright_size(img: "Image.Image") -> tuple[int, int]:
     """(width, height) of an opened image as it stands upright per its EXIF orientation."""
     width, height = img.size

@@ -273,7 +273,16 @@ def read_photo(
             turned = _read_quarter_turned(image, detect, request)
             result = result if _failed(turned) else turned
     _explain(result, request, size)
+    _note_other_frames(result, image)
     return result
+
+
+def _note_other_frames(result: PhotoResult, image: Any) -> None:
+    from vision.detector import frames_after_the_first
+
+    if more := frames_after_the_first(image):
+        result.warnings.append(f"the file holds {more + 1} frames (an animation or several pages): only the first "
+                               "was read; save the frame that shows the hand as a photo of its own")
 
 
 def _read_as_found(image: Any, detect: Detect | None, found: DetectionSet, request: ReadingRequest,
