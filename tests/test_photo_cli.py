@@ -218,6 +218,7 @@ def test_a_winning_tile_given_wrong_gives_a_score_flagged_as_doubtful(capsys):
     result = json.loads(out)
     assert result["score_confidence"] < 0.05
     assert result["warnings"][0].startswith(f"the score is doubtful ({result['score_confidence']:.2f} sure)")
+    assert result["warnings"][0].endswith("and whether the winning tile is 2m, as given")
 
 
 @needs_model
