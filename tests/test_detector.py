@@ -458,6 +458,26 @@ def test_large_jpeg_decodes_reduced_but_reports_original_size(tmp_path):
     assert 640 <= rgb.shape[1] < 4000
 
 
+@pytest.mark.parametrize("size, draft", [((4000, 3000), 1280), ((3000, 2000), 1280), ((640, 480), 1280),
+                                         ((2600, 1950), 640), ((640, 480), None)])
+def test_jpegs_decode_by_libjpeg_turbo_to_the_pixels_pillow_decodes(size, draft):
+    """Decoded by simplejpeg (which tells damaged data) at the scale Pillow's draft takes."""
+    buffer = io.BytesIO()
+    Image.effect_noise(size, 40).convert("RGB").save(buffer, "JPEG", quality=85)
+    pillow = Image.open(io.BytesIO(buffer.getvalue()))
+    if draft:
+        pillow.draft("RGB", (draft, draft))
+    rgb, original = load_image(buffer.getvalue(), draft_size=draft)
+    assert original == size and np.array_equal(rgb, np.asarray(pillow.convert("RGB")))
+
+
+def test_a_cmyk_jpeg_reads_in_its_own_colours():
+    buffer = io.BytesIO()
+    Image.new("RGB", (40, 30), (200, 30, 30)).convert("CMYK").save(buffer, "JPEG")
+    rgb, _ = load_image(buffer.getvalue())
+    assert rgb.shape == (30, 40, 3) and abs(int(rgb[15, 20, 0]) - 200) < 12 and rgb[15, 20, 1] < 60
+
+
 def test_array_inputs_of_several_kinds():
     grey16 = np.full((16, 24), 65535, np.uint16)
     assert load_image(grey16)[0].shape == (16, 24, 3)

@@ -201,20 +201,40 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
     else:
         img, name = _open(source), _source_name(source)
     _check_size(*img.size, name)
-    if img.format in ("JPEG", "MPO") and img is not source and (damage := jpeg_damage(_bytes_of(source))):
-        raise DetectorError("unreadable_image", f"{name}: the JPEG data is damaged ({damage}), so part of "
-                                                "the picture would read as garbage: copy or take the photo again")
+    decoded = None
+    if img.format in ("JPEG", "MPO") and img is not source:
+        # Decoded by libjpeg-turbo itself, which tells damaged data (Pillow decodes past it without
+        # a word), at the scale Pillow's draft would take.
+        scale = _draft_scale(img.size, draft_size)
+        decoded, damage = _strict_jpeg(_bytes_of(source), -(-img.size[0] // scale), -(-img.size[1] // scale))
+        if damage:
+            raise DetectorError("unreadable_image", f"{name}: the JPEG data is damaged ({damage}), so part of "
+                                                    "the picture would read as garbage: copy or take the photo again")
     try:
         width, height = upright_size(img)
-        if draft_size and img.format == "JPEG":
-            img.draft("RGB", (draft_size, draft_size))
-        img.load()
-        if turn := _UPRIGHT[exif_orientation(img)]:
+        if decoded is not None:
+            turn = _UPRIGHT[exif_orientation(img)]
+            img = Image.fromarray(decoded)
+        else:
+            if draft_size and img.format == "JPEG":
+                img.draft("RGB", (draft_size, draft_size))
+            img.load()
+            turn = _UPRIGHT[exif_orientation(img)]  # after loading: Pillow stands a TIFF up as it loads
+        if turn:
             img = img.transpose(Image.Transpose[turn])
-        pixels = _to_rgb(img)
+        pixels = decoded if decoded is not None and not turn else _to_rgb(img)
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
     return pixels, (width, height)
+
+
+def _draft_scale(size: tuple[int, int], draft_size: int | None) -> int:
+    """The reduction (1, 2, 4 or 8) at which Pillow's draft would decode a JPEG of `size` to be
+    read at `draft_size`: the largest that keeps both sides at least that long."""
+    if not draft_size:
+        return 1
+    ratio = min(size[0] // draft_size, size[1] // draft_size)
+    return next((scale for scale in (8, 4, 2) if ratio >= scale), 1)
 
 
 def jpeg_damage(data: bytes) -> str | None:
@@ -222,16 +242,25 @@ def jpeg_damage(data: bytes) -> str | None:
     scan data without a word (the rest of the picture turns to grey or garbage blocks), so a
     damaged photo would be read and scored. Decoded at 1/8 scale: each coefficient is still
     Huffman-decoded, which is where damage shows, for a tenth of the full decode's time."""
+    return _strict_jpeg(data, 1, 1)[1]
+
+
+def _strict_jpeg(data: bytes, min_width: int, min_height: int) -> tuple["np.ndarray | None", str | None]:
+    """A JPEG's RGB pixels, decoded at the smallest scale at least `min_width` x `min_height`, and
+    libjpeg-turbo's complaint about damaged data (None: whole). No pixels where it is damaged, or
+    where simplejpeg cannot decode it for another reason (Pillow's to judge and decode)."""
     import simplejpeg
 
+    def decode(strict: bool) -> "np.ndarray":
+        return simplejpeg.decode_jpeg(data, strict=strict, min_width=min_width, min_height=min_height)
+
     try:
-        simplejpeg.decode_jpeg(data, strict=True, min_width=1, min_height=1)
+        return decode(strict=True), None
     except ValueError as exc:
         message = one_line(exc)
-        # Errors not about the data (a CMYK JPEG simplejpeg will not convert) are Pillow's to judge.
-        if message.startswith(_DAMAGED_JPEG) and not _padded(data, message):
-            return message
-    return None
+        if not message.startswith(_DAMAGED_JPEG):
+            return None, None
+        return (decode(strict=False), None) if _padded(data, message) else (None, message)
 
 
 # How libjpeg's warnings about damaged data begin
