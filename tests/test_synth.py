@@ -18,11 +18,20 @@ sys.path.insert(0, str(DATASETS))
 
 from mjsynth import art  # noqa: E402
 from mjsynth.codes import CLASS_NAMES  # noqa: E402
-from mjsynth.dataset import SynthConfig, generate, resolve_sources  # noqa: E402
+from mjsynth.dataset import SynthConfig, generate, is_val, resolve_sources  # noqa: E402
 from mjsynth.hands import random_winning_hand  # noqa: E402
 from mjsynth.layouts import LAYOUTS, hand_layout, random_tile_size  # noqa: E402
 from mjsynth.render import render  # noqa: E402
 from mjsynth.scene import _boxes, make_sample, restrict_to_atlas  # noqa: E402
+
+@pytest.mark.parametrize("fraction", [0.1, 0.25, 0.4, 0.7, 1.0])
+def test_the_validation_split_is_the_fraction_asked_for_and_starts_at_image_0(fraction):
+    """Every round(1 / fraction)-th image was validation: 0.7 put every image there, 0.4 half."""
+    val = [i for i in range(1000) if is_val(i, fraction)]
+    assert len(val) == round(1000 * fraction) and val[0] == 0
+    if fraction in (0.1, 0.25):
+        assert val == list(range(0, 1000, round(1 / fraction)))
+
 
 def _can_rasterise() -> bool:
     try:
@@ -343,6 +352,7 @@ def test_camerash_labels_map_to_codes():
     (["--sources", "nosuchart"], "unknown_source"),
     (["--holdout-source", "nosuchart"], "unknown_source"),
     (["--seed", "-1"], "bad_argument"),  # numpy's generator takes no negative seed
+    (["--seed", "1" + "0" * 300], "bad_argument"),  # image names too long for the file system
     (["--imgsz", "60000"], "bad_argument"),  # tens of GB for one image
     (["--imgsz", "4097"], "bad_argument"),
     (["--workers", "100000000000"], "bad_argument"),  # it hung, each worker loading every atlas

@@ -5,6 +5,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from PIL import Image
 
 from vision import train_cli
 
@@ -284,7 +285,7 @@ def test_an_interrupted_training_says_how_to_resume(tmp_path, capsys, monkeypatc
     assert capsys.readouterr().err.endswith(f"continue the run with --resume --project {tmp_path} --name r [interrupted]\n")
 
 
-@pytest.mark.parametrize("device", ["0", "0,1"])
+@pytest.mark.parametrize("device", ["0", "0,1", "cuda:0", "-1"])
 def test_a_cuda_device_on_a_machine_without_one_is_refused_before_ultralytics_loads(tmp_path, capsys, monkeypatch,
                                                                                   device):
     torch = pytest.importorskip("torch")
@@ -297,7 +298,41 @@ def test_a_cuda_device_on_a_machine_without_one_is_refused_before_ultralytics_lo
                                        "train with --device cpu [bad_device]\n")
 
 
-@pytest.mark.parametrize("device", ["mps", "cuda:0", "-1", "CPU"])
+@pytest.mark.parametrize("device", ["gpu", "0,x", "cuda:"])
+def test_a_name_that_is_no_device_is_refused_before_ultralytics_loads(tmp_path, capsys, monkeypatch, device):
+    from vision.cli import main
+
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--device", device, "--no-ship"]) == 2
+    assert capsys.readouterr().err == (f"mjlens train: --device {device}: not a device; name cpu, mps or CUDA "
+                                       "devices by index (0, or 0,1) [bad_device]\n")
+
+
+def test_a_dataset_whose_train_split_holds_no_images_is_refused_before_training(tmp_path, capsys, monkeypatch):
+    """As `synth --val-fraction 1` renders it: every image in val."""
+    from vision.cli import main
+
+    (tmp_path / "images" / "train").mkdir(parents=True)
+    (tmp_path / "images" / "val").mkdir()
+    Image.new("RGB", (8, 8)).save(tmp_path / "images" / "val" / "a.jpg")
+    monkeypatch.setattr(train_cli, "train", lambda args, data: pytest.fail("training started"))
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--no-ship"]) == 2
+    assert capsys.readouterr().err == (f"mjlens train: --data {tmp_path / 'data.yaml'}: its train split holds no "
+                                       f"images ({tmp_path / 'images' / 'train'}) [bad_data]\n")
+
+
+def test_ultralytics_messages_are_told_in_one_line_without_terminal_colours(tmp_path, capsys, monkeypatch):
+    from vision.cli import main
+
+    def failing(args, data):
+        raise ValueError("\x1b[34m\x1b[1mtrain: \x1b[0mError loading data from x\nSee https://docs.ultralytics.com")
+
+    monkeypatch.setattr(train_cli, "train", failing)
+    assert main(["train", "--data", str(_yolo_yaml(tmp_path / "data.yaml")), "--no-ship"]) == 1
+    assert capsys.readouterr().err == "mjlens train: train: Error loading data from x [train_failed]\n"
+
+
+@pytest.mark.parametrize("device", ["mps", "CPU", ""])
 def test_the_other_devices_ultralytics_knows_reach_it(tmp_path, monkeypatch, device):
     seen = []
     monkeypatch.setattr(train_cli, "train", lambda args, data: seen.append(args.device) or tmp_path / "none.pt")

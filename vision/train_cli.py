@@ -74,8 +74,15 @@ def _batch(text: str) -> int:
     return value
 
 
+IMAGE_SUFFIXES = {".jpg", ".jpeg", ".png"}
+
+
 def _images(folder: Path) -> list[Path]:
-    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in {".jpg", ".jpeg", ".png"})
+    return sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
+
+
+def _holds_an_image(folder: Path) -> bool:
+    return any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.rglob("*"))
 
 
 def _art_source(image: Path, split: str) -> str | None:
@@ -249,6 +256,12 @@ def _data_problem(data: Path) -> str | None:
         names = [names.get(i) for i in range(len(names))]
     if names != list(CLASS_NAMES):  # the detector reads its classes by these names
         return f"--data {data}: its names are not vision.detections.CLASS_NAMES (1m ... 8f, back, meld, kong_concealed)"
+    root = data.parent / (spec.get("path") or ".")
+    for split in ("train", "val"):
+        folders = spec[split] if isinstance(spec[split], list) else [spec[split]]
+        empty = [root / f for f in folders if isinstance(f, str) and (root / f).is_dir()]
+        if empty and len(empty) == len(folders) and not any(map(_holds_an_image, empty)):
+            return f"--data {data}: its {split} split holds no images ({', '.join(map(str, empty))})"
     return None
 
 
@@ -305,10 +318,15 @@ def _input_problem(args: argparse.Namespace) -> tuple[str, str] | None:
 
 
 def _device_problem(device: str) -> str | None:
-    """Why ultralytics could not train on CUDA `device` indexes here, or None (it would say so only
-    once loaded, in several lines; other names, mps or cuda:0, are its own to check)."""
-    if not all(part.isdigit() for part in device.split(",")):
+    """Why ultralytics could not train on `device` here, or None (it would say so only once
+    loaded, in several lines)."""
+    import re
+
+    name = device.strip().lower()
+    if name in ("", "cpu", "mps"):  # mps is Apple's GPU: ultralytics tells whether it is there
         return None
+    if not re.fullmatch(r"cuda|(cuda:)?-?\d+(,-?\d+)*", name):
+        return f"--device {device}: not a device; name cpu, mps or CUDA devices by index (0, or 0,1)"
     import torch
 
     if not torch.cuda.is_available():
@@ -322,6 +340,13 @@ def _resumable(checkpoint: Path) -> bool:
         return not _finished(checkpoint)
     except ValueError:  # no checkpoint at all: shipping it says so
         return False
+
+
+def _first_line(exc: Exception) -> str:
+    """An exception's first line without the terminal colours ultralytics puts in its messages."""
+    import re
+
+    return re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).strip().split("\n", 1)[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -348,10 +373,8 @@ def run(args: argparse.Namespace) -> int:
         if not checkpoint.exists():
             return fail(PROG, "no_checkpoint", f"{checkpoint} does not exist")
         onnx_path, pt_path = ship(checkpoint, args.out, args.imgsz)
-    except (FileNotFoundError, ValueError) as exc:
-        return fail(PROG, "train_failed", str(exc), 1)
-    except RuntimeError as exc:  # ultralytics' own checks of the dataset (images not found ...)
-        return fail(PROG, "train_failed", str(exc).splitlines()[0], 1)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:  # ultralytics' own checks, in several lines
+        return fail(PROG, "train_failed", _first_line(exc), 1)
     except KeyboardInterrupt:
         return fail(PROG, "interrupted", f"stopped; continue the run with --resume --project {args.project} "
                                          f"--name {args.name}", 130)

@@ -18,7 +18,8 @@ PROG = "mjlens synth"  # `python datasets/synth.py` too: it is the same command
 MIN_IMGSZ, MAX_IMGSZ = 64, 4096  # one 4096 px image takes ~2 GB to render; memory grows with its square
 MAX_COUNT = 10_000_000  # the jobs are listed up front: a billion would run out of memory (and disk)
 MAX_WORKERS = 2 * (os.cpu_count() or 1)  # more only share the cores, each holding its own atlases
-MIN_VAL_FRACTION = 1e-6  # every round(1 / fraction)-th image is validation; a vanishing one overflows
+MIN_VAL_FRACTION = 1e-6  # fewer validation images than one in a million is none
+MAX_SEED = 2**63 - 1  # image names carry the seed: a longer one makes names the file system refuses
 
 
 def _csv(text: str) -> tuple[str, ...]:
@@ -30,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=lambda text: Path(text) if text.strip() else None, required=True,
                         help="output dataset folder")
     parser.add_argument("--count", type=int, required=True, help="number of images")
-    parser.add_argument("--seed", type=int, default=0, help="random seed, >= 0")
+    parser.add_argument("--seed", type=int, default=0, help="random seed, 0 to 2**63 - 1")
     parser.add_argument("--val-fraction", type=float, default=0.1)
     parser.add_argument("--sources", type=_csv, default=(),
                         help=f"art sources to use (default: all available; {', '.join(SOURCES)}); "
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         (f"1 <= --count <= {MAX_COUNT:,}", 1 <= args.count <= MAX_COUNT),
         (f"{MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}", MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ),
         (f"1 <= --workers <= {MAX_WORKERS} (each loads every atlas, about 0.3 GB)", 1 <= args.workers <= MAX_WORKERS),
-        ("--seed >= 0", args.seed >= 0),
+        (f"0 <= --seed <= {MAX_SEED}", 0 <= args.seed <= MAX_SEED),
         ("--val-fraction 0, or from 0.000001 to 1 (1: a test set, all validation)",  # nan fails
          args.val_fraction == 0 or MIN_VAL_FRACTION <= args.val_fraction <= 1),
     ) if not ok]

@@ -8,6 +8,7 @@ it, so the same arguments give the same bytes.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -62,8 +63,10 @@ def resolve_sources(config: SynthConfig) -> list[str]:
 
 
 def is_val(index: int, val_fraction: float) -> bool:
-    """Every k-th image is validation, k = round(1 / val_fraction)."""
-    return val_fraction > 0 and index % max(1, round(1 / val_fraction)) == 0
+    """Whether image `index` is a validation image: spread evenly, `val_fraction` of the images up
+    to any index, image 0 first (every k-th from 0 where the fraction is 1/k)."""
+    # The epsilon keeps 10 * 0.1 at 1 whatever floating point makes of it.
+    return val_fraction > 0 and math.floor(index * val_fraction + 1e-9) > math.floor((index - 1) * val_fraction + 1e-9)
 
 
 def image_size(rng: np.random.Generator, imgsz: int, kind: str = "table") -> tuple[int, int]:
