@@ -465,10 +465,10 @@ def test_settings_that_contradict_each_other_are_blamed_not_the_photo(page):
 
 
 def test_the_pipelines_advice_is_given_in_the_pages_terms(page):
-    from vision.pipeline import PhotoResult, _warn_of_a_doubtful_score
+    from vision.pipeline import PhotoResult, _request, _warn_of_a_doubtful_score
 
     doubtful = PhotoResult()
-    _warn_of_a_doubtful_score(doubtful)
+    _warn_of_a_doubtful_score(doubtful, _request("mcr", None, None, None, (), None))  # the page names no winning tile
     advice = [*doubtful.warnings,
               "the flower read 1f may be 2f, which scores 9 instead of 10: name the winner's flowers (--flowers)",
               "the hand scores 7, below the minimum. If the 5p pung is a kong laid with its fourth tile under the "
@@ -632,3 +632,48 @@ def test_a_score_answered_busy_is_asked_again_by_itself(page, winning_reading):
     expect(page.locator("#total")).not_to_have_text(re.compile(rf"^{re.escape(total)}$"), timeout=10_000)
     expect(page.locator("#fans")).to_contain_text("Last Tile", timeout=10_000)
     assert len(answers) == 2
+
+
+def test_a_picker_left_open_while_another_photo_is_read_closes_when_it_arrives(page, winning_reading):
+    """Else its choice went to the tile at the same place in the new photo's reading."""
+    upload_sample(page)
+    held = []
+    page.route("**/api/photo", lambda route: held.append(route))
+    page.set_input_files("#photo-input", str(SAMPLE))
+    wait_until(page, lambda: len(held) == 1)
+    page.click("#overlay g[data-tile='0']")
+    expect(page.locator("#picker")).to_have_attribute("open", "")
+    held[0].continue_()
+    expect(page.locator("#busy")).to_be_hidden()
+    expect(page.locator("#picker")).not_to_have_attribute("open", "")
+
+
+def test_the_picker_opens_on_the_tiles_own_code_and_a_tap_beside_it_closes_it(page, winning_reading):
+    upload_sample(page)
+    page.click("#overlay g[data-tile='0']")
+    code = winning_reading["tiles"][0]["code"]
+    assert page.evaluate("document.activeElement.dataset.code") == code  # Enter leaves the tile as it is
+    page.mouse.click(5, 5)  # the backdrop
+    expect(page.locator("#picker")).not_to_have_attribute("open", "")
+    expect(page.locator("#overlay g.tile-box text").first).to_have_text(re.compile(rf"^{code}\??$"))
+
+
+def test_a_score_on_its_way_marks_the_one_shown_as_old(page, winning_reading):
+    upload_sample(page)
+    held = []
+    page.route("**/api/score*", lambda route: held.append(route))
+    page.check("#last_tile")
+    wait_until(page, lambda: len(held) == 1)
+    expect(page.locator("#score-section")).to_have_class(re.compile(r"\bstale\b"))
+    held[0].continue_()
+    expect(page.locator("#fans")).to_contain_text("Last Tile")
+    expect(page.locator("#score-section")).not_to_have_class(re.compile(r"\bstale\b"))
+
+
+def test_a_photo_that_never_reached_the_server_leaves_the_hand_on_screen(page, winning_reading):
+    upload_sample(page)
+    page.route("**/api/photo", lambda route: route.abort())
+    page.set_input_files("#photo-input", str(SAMPLE))
+    expect(page.locator("#error")).to_contain_text("Could not reach the server, so the photo just chosen was not read")
+    expect(page.locator("#hand-section")).to_be_visible()
+    expect(page.locator("#overlay g.tile-box")).to_have_count(len(winning_reading["tiles"]))

@@ -21,6 +21,8 @@ const LIKELY_ALTERNATIVE = 0.05; // the picker marks the box's readings at least
 const MIN_LABEL_PX = 11; // smallest tile label on screen, in CSS pixels
 const RETRIED_ERRORS = ["busy", "timeout"]; // the server's 429 and 408: a score asked again shortly may pass
 const RETRY_MS = 3000;
+// A score asked for and not answered in this long is told as not coming: the one shown stays marked old.
+const SCORE_TIMEOUT_MS = 30000;
 
 const state = {
   tiles: [],   // {code, box, confidence, alternatives, uncertain}
@@ -126,8 +128,9 @@ async function apiJson(response) {
 }
 
 function networkMessage(err) {
-  return err.answered ? `${err.message[0].toUpperCase()}${err.message.slice(1)}.`
-    : `Could not reach the server (${err.message}); the next change tries again.`;
+  if (err.answered) return `${err.message[0].toUpperCase()}${err.message.slice(1)}.`;
+  if (err.name === "TimeoutError") return "The server took too long to answer; the next change tries again.";
+  return "Could not reach the server (is it still running, and this device online?); the next change tries again.";
 }
 
 // ---------------------------------------------------------------- photo upload
@@ -166,10 +169,13 @@ async function uploadPhoto(file) {
     $("photo").src = body.image.preview || state.photoUrl;
     loadReading(body);
   } catch (err) {
-    if (!upload.signal.aborted) {
+    if (upload.signal.aborted) return;
+    if (err.answered) {
       clearReading();
-      showError(err.answered ? `Could not read that photo: ${err.message}.`
-        : `Could not reach the server (${err.message}); choose the photo again.`);
+      showError(`Could not read that photo: ${err.message}.`);
+    } else { // the photo never reached the server: the hand on screen, and its corrections, stay
+      showError("Could not reach the server, so the photo just chosen was not read (is the server still " +
+        "running, and this device online?). Choose it again.");
     }
   } finally {
     if (state.upload === upload) {
@@ -180,6 +186,7 @@ async function uploadPhoto(file) {
 }
 
 function clearReading() {
+  if ($("picker").open) closePicker(); // its tile was the hand's cleared
   state.tiles = [];
   state.groups = [];
   state.winning = null;
@@ -198,6 +205,7 @@ function markEdited() {
 
 // Turns the pipeline's answer into the page's model: tiles by index, groups of tile indices.
 function loadReading(body) {
+  if ($("picker").open) closePicker(); // opened on a tile of the photo this one replaces
   state.image = body.image;
   state.tiles = body.tiles.map((t) => ({
     code: t.code,
@@ -381,12 +389,16 @@ async function rescore() {
     showScore({ ok: false, error: { code: "bad_meld", message: `${codes} is not a set: correct its tiles.` } });
     return;
   }
+  // Until the answer comes, the score shown is the hand's before the change.
+  $("score-section").classList.add("stale");
+  $("score-section").setAttribute("aria-busy", "true");
   try {
     const query = `rules=${encodeURIComponent(currentRules())}&options=${encodeURIComponent(JSON.stringify(currentOptions()))}`;
     const response = await fetch(`/api/score?${query}`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(hand),
+      signal: AbortSignal.timeout(SCORE_TIMEOUT_MS),
     });
     const body = await apiJson(response);
     if (seq !== state.scoreSeq) return;
@@ -522,6 +534,8 @@ function groupToggle(g, field, text) {
 }
 
 function showScore(result, hand) {
+  $("score-section").classList.remove("stale");
+  $("score-section").removeAttribute("aria-busy");
   const tbody = $("fans").querySelector("tbody");
   tbody.innerHTML = "";
   $("payments").textContent = "";
@@ -631,6 +645,8 @@ function openPicker(i) {
   $("picker-leave").hidden = unassigned;
   $("picker-join").hidden = !unassigned;
   $("picker").showModal();
+  // On the code it has: Enter, pressed again, leaves the tile as it is.
+  $("picker-tiles").querySelector(`[data-code='${t.code}']`)?.focus();
 }
 
 // Flower tiles belong to no group: the hand's flowers are state.flowers, by code.
@@ -730,6 +746,10 @@ function buildPicker() {
   });
   $("picker").addEventListener("close", () => {
     state.pickerTile = null;
+  });
+  // A tap on the backdrop, outside the dialog's box, closes it as Escape does (a phone has no Escape).
+  $("picker").addEventListener("click", (event) => {
+    if (event.target === $("picker")) closePicker();
   });
   $("picker-leave").addEventListener("click", () => moveTile((i) => unassignedGroup().tiles.push(i)));
   $("picker-join").addEventListener("click", () => moveTile((i) => {
