@@ -25,9 +25,10 @@ signed amount per seat and sums to zero (all zero when the hand does not score).
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
+from types import MappingProxyType
 from typing import Any, NamedTuple
 
 NOT_WINNING = "not_winning"
@@ -74,7 +75,8 @@ def fan_json(key: str, zh: str, en: str, points: int, count: int, groups: tuple[
 @dataclass(frozen=True)
 class Result:
     """One scored hand.  Rule sets cache results, so a Result may be shared by several callers:
-    read it, or take `to_json()` (a fresh dict) to change things."""
+    its payments and breakdown are read-only views (a caller's change would have changed every
+    later score of the hand); take `to_json()`, a fresh dict, to change things."""
 
     rules: str
     winning: bool
@@ -83,8 +85,8 @@ class Result:
     total: int
     flowers: int
     minimum_met: bool
-    payments: dict[str, int] = field(default_factory=lambda: dict(NO_PAYMENTS))
-    breakdown: dict[str, Any] = field(default_factory=dict)
+    payments: Mapping[str, int] = field(default_factory=lambda: dict(NO_PAYMENTS))
+    breakdown: Mapping[str, Any] = field(default_factory=dict)
     sets: tuple[tuple[str, ...], ...] = ()  # the chosen reading of the hand, one tuple per unit
     refused_forms: tuple[str, ...] = ()
 
@@ -98,18 +100,20 @@ class Result:
                              f"contradict reason {self.reason!r}")
         if sum(self.payments.values()) != 0:
             raise ValueError(f"payments do not sum to zero: {self.payments}")
+        object.__setattr__(self, "payments", MappingProxyType(dict(self.payments)))
+        object.__setattr__(self, "breakdown", MappingProxyType(dict(self.breakdown)))
 
     def to_json(self, shared: bool = True) -> dict[str, Any]:
         """A fresh dict. The breakdown is copied unless `shared` is false: a Result only the
         caller holds (not one from the rule set's cache) can hand its own over."""
-        breakdown = copy.deepcopy(self.breakdown) if shared else self.breakdown
+        breakdown = copy.deepcopy(dict(self.breakdown)) if shared else dict(self.breakdown)
         return result_json(self.rules, self.winning, self.reason, [f.to_json() for f in self.fans], self.total,
                            self.flowers, self.minimum_met, self.payments, breakdown, self.sets,
                            self.refused_forms)
 
 
 def result_json(rules: str, winning: bool, reason: str | None, fans: Sequence[dict[str, Any]], total: int,
-                flowers: int, minimum_met: bool, payments: dict[str, int], breakdown: dict[str, Any],
+                flowers: int, minimum_met: bool, payments: Mapping[str, int], breakdown: dict[str, Any],
                 sets: tuple[tuple[str, ...], ...] = (), refused_forms: tuple[str, ...] = ()) -> dict[str, Any]:
     """The JSON form of a result, from Result's fields with the fans already in JSON form (fan_json);
     shared like fan_json."""

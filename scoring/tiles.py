@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import NewType
 
-from .errors import ScoringError
+from .errors import ScoringError, shown
 
 Tile = NewType("Tile", str)
 
@@ -42,7 +42,7 @@ def index(code: str) -> int:
     except (KeyError, TypeError):
         raise ScoringError(
             "unknown_tile",
-            f"unknown tile code {code!r}: use 1m-9m, 1p-9p, 1s-9s, 1z-7z (winds, dragons) or 1f-8f (flowers)",
+            f"unknown tile code {shown(code)}: use 1m-9m, 1p-9p, 1s-9s, 1z-7z (winds, dragons) or 1f-8f (flowers)",
         ) from None
 
 

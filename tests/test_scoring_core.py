@@ -121,6 +121,29 @@ def test_none_or_a_number_where_a_list_belongs_is_a_coded_error(build):
     assert err.value.code == "bad_argument" and "must be a list, got " in err.value.message
 
 
+@pytest.mark.parametrize("tiles, named", [([1, 2, 3], "got 1"), ([["1m"]] * 3, "got a list")])
+def test_a_meld_of_things_that_are_not_codes_is_a_coded_error(tiles, named):
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.Meld.from_tiles(tiles)
+    assert err.value.code == "unknown_tile" and err.value.message.endswith(named)
+
+
+def test_a_long_unknown_code_is_named_by_its_start():
+    error = scoring.score_json({"concealed": ["x" * 200_000] + ["1m"] * 12, "winning_tile": "1m"})["error"]
+    assert error["code"] == "unknown_tile" and len(error["message"]) < 300
+
+
+def test_a_result_shared_through_the_cache_cannot_be_changed_by_one_caller():
+    hand, context = scoring.parse_notation("123m456m789m11p23s +4s")
+    first = scoring.score(hand, context)
+    for change in (lambda r: r.payments.update(E=999), lambda r: r.breakdown.update(x=1)):
+        with pytest.raises(TypeError):
+            change(first)
+    mine = first.to_json()
+    mine["payments"]["E"] = 999
+    assert scoring.score(hand, context).payments == first.payments and first.payments["E"] != 999
+
+
 def test_a_hand_of_things_that_are_not_melds_is_a_coded_error():
     hand, _ = scoring.parse_notation("123m456m789m5p [EEE] +5p")
     with pytest.raises(scoring.ScoringError) as err:
