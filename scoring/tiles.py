@@ -50,6 +50,12 @@ def code(i: int) -> str:
     return TILE_CODES[i]
 
 
+def honour_by_letter(named: object) -> object:
+    """The code of the honour whose notation letter `named` is (E S W N, P F C); else `named`
+    as it is, for the caller to check."""
+    return TILE_CODES[HONOUR_LETTERS[named]] if isinstance(named, str) and named in HONOUR_LETTERS else named
+
+
 def is_flower(i: int) -> bool:
     return i >= PLAYING_TILES
 

@@ -240,6 +240,11 @@ def test_an_honour_is_named_by_its_letter_as_in_the_hand_notation(capsys):
     outs = [run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--winning-tile", tile, "--json")[1]
             for tile in ("F", "6z")]
     assert json.loads(outs[0])["hand"]["winning_tile"] == "6z" and outs[0] == outs[1]
+    from vision.pipeline import read_photo
+
+    by_letter, by_code = (read_photo(SAMPLE_IMAGE, winning_tile=w, kong_codes=[k]).to_json()
+                          for w, k in (("F", "N"), ("6z", "4z")))
+    assert by_letter == by_code and by_letter["hand"]["winning_tile"] == "6z"
 
 
 @needs_model

@@ -14,6 +14,7 @@ import shlex
 from scoring.cli import fail
 from scoring.result import NOT_WINNING
 from scoring.rules import flowers_text
+from scoring.tiles import honour_by_letter
 from vision.photo_errors import PhotoError
 
 HELP = "read the winning hand in a photo and score it (exit 0 scored, 2 bad input, 3 no tiles, 4 no winning hand)"
@@ -44,12 +45,12 @@ def add_context_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule-set option, as for mjlens score, e.g. edition=B (repeatable)")
     parser.add_argument(
-        "--winning-tile", metavar="CODE", type=_tile_code, action=GivenOnce,
+        "--winning-tile", metavar="CODE", type=honour_by_letter, action=GivenOnce,
         help="the winning tile (e.g. 5p, or an honour's letter as in the hand notation: E S W N, P F C for "
              "the white, green and red dragons) when it is not set apart in the photo, or not in it at all",
     )
     parser.add_argument(
-        "--kong", metavar="CODE", type=_tile_code, action="append", default=[],
+        "--kong", metavar="CODE", type=honour_by_letter, action="append", default=[],
         help="the tile of a concealed kong laid all face down (repeat for each, left to right in the photo), "
              "or of a kong stacked as three tiles (the fourth on the middle one) that the photo shows as a pung",
     )
@@ -67,13 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("image", help="photo of the winning hand (JPEG, PNG, WebP, HEIC, ...)")
     add_context_arguments(parser)
     parser.epilog = "exit codes: 0 scored, 2 bad input, 3 no tiles found, 4 no winning hand could be read"
-
-
-def _tile_code(text: str) -> str:
-    """A tile code, an honour also by its letter (as typed otherwise: the pipeline explains a bad one)."""
-    from scoring.tiles import HONOUR_LETTERS, code
-
-    return code(HONOUR_LETTERS[text]) if text in HONOUR_LETTERS else text
 
 
 def _flower_list(text: str) -> tuple[str, ...]:

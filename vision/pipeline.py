@@ -580,6 +580,11 @@ class ReadingRequest:
 
 def _request(rules: str, context: Mapping[str, Any] | None, options: Mapping[str, Any] | None,
              winning_tile: str | None, kong_codes: Sequence[str], flowers: Sequence[str] | None) -> ReadingRequest:
+    from scoring.tiles import honour_by_letter
+
+    winning_tile = honour_by_letter(winning_tile)
+    if isinstance(kong_codes, (list, tuple)):  # anything else is refused as it is
+        kong_codes = [honour_by_letter(c) for c in kong_codes]
     full_context = check_options(rules, context, options, winning_tile, kong_codes, flowers)
     return ReadingRequest(rules, full_context, options, winning_tile, tuple(kong_codes or ()),
                    None if flowers is None else tuple(flowers))
