@@ -478,6 +478,11 @@ def test_a_cmyk_jpeg_reads_in_its_own_colours():
     assert rgb.shape == (30, 40, 3) and abs(int(rgb[15, 20, 0]) - 200) < 12 and rgb[15, 20, 1] < 60
 
 
+def test_an_array_subclass_reads_as_its_array():
+    grey = np.full((30, 40), 200, np.uint8)
+    assert np.array_equal(load_image(np.matrix(grey))[0], load_image(grey)[0])
+
+
 def test_array_inputs_of_several_kinds():
     grey16 = np.full((16, 24), 65535, np.uint16)
     assert load_image(grey16)[0].shape == (16, 24, 3)

@@ -1051,7 +1051,8 @@ def test_bad_options_are_bad_input(kwargs, code):
     [({"detect": 5}, "detect must be a function from an image to detections (or None), got int"),
      ({"turn_level": "no"}, "turn_level must be True or False, got str"),
      ({"kong_codes": [None]}, "kong_codes must be a list of tile codes, got a list holding NoneType"),
-     ({"flowers": ["1f", 1]}, "flowers must be a list of flower codes (or None), got a list holding int")],
+     ({"flowers": ["1f", 1]}, "flowers must be a list of flower codes (or None), got a list holding int"),
+     ({"context": {1: 2}}, "context must be a dict of win flags (or None), got a dict with the key 1, not a name")],
 )
 def test_read_photo_names_an_argument_of_the_wrong_type(kwargs, message):
     with pytest.raises(PhotoError) as err:
@@ -1067,14 +1068,18 @@ def test_read_photo_names_an_argument_of_the_wrong_type(kwargs, message):
      [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, (("1m", "x"),))],
      [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, (("9x", 0.9),))],
      [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, ("1m",))],
-     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, not_a_tile="0.2")]],
+     [Detection((0.0, 0.0, 40.0, 56.0), "1m", 0.9, not_a_tile="0.2")],
+     [Detection((0.0, 0.0, 4e154, 5.6e155), "1m", 0.9)]],
     ids=["none", "string", "list-of-none", "dicts", "nan-box", "unknown-code", "confidence-over-1", "x2-before-x1",
-         "alternative-probability-a-string", "alternative-unknown-code", "alternative-not-a-pair", "not-a-tile-a-string"],
+         "alternative-probability-a-string", "alternative-unknown-code", "alternative-not-a-pair", "not-a-tile-a-string",
+         "box-a-googol-wide"],
 )
 def test_detections_that_are_not_detections_are_bad_input(detections):
     with pytest.raises(PhotoError) as err:
         read_detections(detections, rules=RULES)
     assert err.value.code == "bad_detections" and err.value.exit_code == 2
+    assert str(err.value).startswith("the detections are not a list: " if not isinstance(detections, list)
+                                     else "detection 0 of 1 is not one: ")
 
 
 def test_numpy_numbers_from_another_detector_give_plain_json():

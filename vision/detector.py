@@ -12,6 +12,7 @@ tiles inside it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import io
 import math
@@ -19,7 +20,7 @@ import os
 import statistics
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
 from vision.detections import CLASS_NAMES, GROUP_CLASSES, PLAYING_CODES, Detection, DetectionSet, with_any_face
@@ -196,13 +197,19 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
 
     if isinstance(source, np.ndarray):
         return _array_to_rgb(source), (source.shape[1], source.shape[0])
-    if isinstance(source, Image.Image):
-        img, name = source, "the image"
-    else:
-        img, name = _open(source), _source_name(source)
+    own = isinstance(source, Image.Image)
+    with _opened(source) as img:
+        return _pixels(img, None if own else source, "the image" if own else _source_name(source), draft_size)
+
+
+def _pixels(img: "Image.Image", source: str | Path | bytes | None, name: str,
+            draft_size: int | None) -> tuple["np.ndarray", tuple[int, int]]:
+    """load_image's work on an image opened from `source` (None: the caller's own PIL image)."""
+    from PIL import Image
+
     _check_size(*img.size, name)
     decoded = None
-    if img.format in ("JPEG", "MPO") and img is not source:
+    if img.format in ("JPEG", "MPO") and source is not None:
         # Decoded by libjpeg-turbo itself, which tells damaged data (Pillow decodes past it without
         # a word), at the scale Pillow's draft would take.
         scale = _draft_scale(img.size, draft_size)
@@ -289,7 +296,8 @@ def image_size(source: ImageInput) -> tuple[int, int]:
     if isinstance(source, np.ndarray):
         return source.shape[1], source.shape[0]
     try:
-        return upright_size(source if isinstance(source, Image.Image) else _open(source))
+        with _opened(source) as img:
+            return upright_size(img)
     except (OSError, ValueError, SyntaxError) as exc:
         raise DetectorError("unreadable_image", f"cannot read the image's header: {one_line(exc)}") from exc
 
@@ -304,10 +312,23 @@ def frames_after_the_first(source: ImageInput) -> int:
     if isinstance(source, np.ndarray):
         return 0
     try:
-        img = source if isinstance(source, Image.Image) else _open(source)
-        return getattr(img, "n_frames", 1) - 1 if img.format in ("GIF", "TIFF", "WEBP", "PNG") else 0
+        with _opened(source) as img:
+            return getattr(img, "n_frames", 1) - 1 if img.format in ("GIF", "TIFF", "WEBP", "PNG") else 0
     except (DetectorError, OSError, ValueError, SyntaxError):  # read once already: judged there
         return 0
+
+
+@contextlib.contextmanager
+def _opened(source: str | Path | bytes | "Image.Image") -> Iterator["Image.Image"]:
+    """`source` as a PIL image: the caller's own as it is, else opened here and closed after use
+    (at once, not when the garbage collector gets to it)."""
+    from PIL import Image
+
+    if isinstance(source, Image.Image):
+        yield source
+    else:
+        with _open(source) as img:
+            yield img
 
 
 def upright_size(img: "Image.Image") -> tuple[int, int]:
@@ -466,9 +487,11 @@ def _to_rgb(img: "Image.Image") -> "np.ndarray":
 
 
 def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
-    """Accept HxW, HxWx1, HxWx3 (RGB) or HxWx4 (RGBA) arrays of uint8/uint16/float."""
+    """Accept HxW, HxWx1, HxWx3 (RGB) or HxWx4 (RGBA) arrays of uint8/uint16/float. (RGB: OpenCV's
+    cv2.imread gives BGR, which reads red tiles as blue ones: cv2.cvtColor(img, cv2.COLOR_BGR2RGB).)"""
     import numpy as np
 
+    array = np.asarray(array)  # a subclass (np.matrix) keeps two dimensions whatever is asked
     if array.ndim == 2:
         array = array[:, :, None]
     if array.ndim != 3 or array.shape[2] not in (1, 3, 4) or array.dtype.kind not in "buif":

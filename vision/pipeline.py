@@ -12,7 +12,6 @@ show the tiles; only unusable input (not an image, bad options) raises PhotoErro
 from __future__ import annotations
 
 import functools
-import math
 import numbers
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -248,7 +247,7 @@ def read_photo(
     turn_level: bool = True,
 ) -> PhotoResult:
     """Read and score the winning hand in a photo (a path, bytes, an open binary file, a PIL image
-    or an RGB array).
+    or an RGB array: OpenCV gives BGR, which must be turned to RGB first).
 
     `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
@@ -561,6 +560,11 @@ def _check_type(name: str, value: Any, expected: str, accepts: Callable[[Any], b
 def _kind_of(value: Any) -> str:
     """`value`'s type as an error names it; a list by the first item that is no string, as `got
     list` would read as a riddle after `must be a list of tile codes`."""
+    if isinstance(value, Mapping):
+        from scoring.errors import shown
+
+        odd = [k for k in value if not isinstance(k, str)]
+        return f"a {type(value).__name__} with the key {shown(odd[0])}, not a name" if odd else type(value).__name__
     odd = [type(v).__name__ for v in value if not isinstance(v, str)] if isinstance(value, (list, tuple)) else []
     return f"a {type(value).__name__} holding {odd[0]}" if odd else type(value).__name__
 
@@ -628,16 +632,25 @@ def _as_found(detections: Sequence[Detection] | DetectionSet) -> DetectionSet:
     result must stay valid JSON."""
     if isinstance(detections, DetectionSet):
         return detections
-    if not isinstance(detections, (list, tuple)) or not all(map(_is_detection, detections)):
-        raise PhotoError("bad_input", "bad_detections", "detections must be a list of vision.Detection with "
-                         "finite boxes (x1 <= x2, y1 <= y2), a known code, a confidence and not_a_tile from 0 "
-                         "to 1, and alternatives as (known code, probability from 0 to 1) pairs")
+    wrong = "the detections are not a list" if not isinstance(detections, (list, tuple)) else next(
+        (f"detection {i} of {len(detections)} is not one" for i, d in enumerate(detections) if not _is_detection(d)),
+        None)
+    if wrong:
+        raise PhotoError("bad_input", "bad_detections", f"{wrong}: detections must be a list of vision.Detection "
+                         f"with boxes of finite pixel coordinates under {MAX_COORDINATE:.0e} (x1 <= x2, y1 <= y2), "
+                         "a known code, a confidence and not_a_tile from 0 to 1, and alternatives as (known code, "
+                         "probability from 0 to 1) pairs")
     return DetectionSet(tuple(detections))
+
+
+# Past any photo's pixels (150 MP with an 8 px side is under 2e7 px long); the reader squares
+# coordinates, and a box a googol wide overflowed.
+MAX_COORDINATE = 1e8
 
 
 def _is_detection(d: Any) -> bool:
     return (isinstance(d, Detection) and d.code in CLASS_NAMES and isinstance(d.box, (list, tuple))
-            and len(d.box) == 4 and all(isinstance(v, numbers.Real) and math.isfinite(v) for v in d.box)
+            and len(d.box) == 4 and all(isinstance(v, numbers.Real) and abs(v) < MAX_COORDINATE for v in d.box)
             and d.box[0] <= d.box[2] and d.box[1] <= d.box[3]
             and _is_probability(d.confidence) and _is_probability(d.not_a_tile)
             and isinstance(d.alternatives, (list, tuple))
