@@ -466,3 +466,14 @@ def test_demo_writes_an_image_whose_name_starts_with_a_dash_and_refuses_an_empty
     assert "--annotate=-x.png" in capsys.readouterr().out  # the line printed works when pasted
     assert main(["demo", "--out="]) == 2
     assert capsys.readouterr().err == "mjlens demo: --out is empty; name the annotated image to write [bad_output_path]\n"
+
+
+@needs_model
+def test_demo_prints_a_line_that_works_when_pasted_and_refuses_folders_and_bare_endings(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["demo", "--out", "my file.png"]) == 0 and (tmp_path / "my file.png").is_file()
+    assert capsys.readouterr().out.splitlines()[0].endswith("--annotate 'my file.png'")
+    for out, said in (("dir/", "dir/ names a folder; name the image file to write, e.g. dir/annotated.png"),
+                      (".png", ".png: give the file a name before its ending, e.g. annotated.png")):
+        assert main(["demo", "--out", out]) == 2
+        assert capsys.readouterr().err == f"mjlens demo: {said} [bad_output_path]\n"

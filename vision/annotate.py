@@ -420,6 +420,8 @@ def output_problem(out: str | Path, photo: Any = None) -> str | None:
         return f"{out}: cannot write there ({getattr(exc, 'strerror', None) or exc})"
     if isinstance(photo, (str, Path)) and same_file(out, photo):
         return f"{out} is the photo being read; name another file for the annotated image"
+    if out.name.lower() in OUTPUT_SUFFIXES:  # a name that is all ending: pathlib sees no suffix
+        return f"{out}: give the file a name before its ending, e.g. {out.with_name('annotated' + out.name)}"
     if out.suffix.lower() not in OUTPUT_SUFFIXES:
         return f"{out}: the annotated image's name must end in one of {' '.join(OUTPUT_SUFFIXES)}"
     problem = write_problem(out)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from scoring.cli import fail
@@ -39,12 +40,12 @@ def run(args: argparse.Namespace) -> int:
     if not args.out:
         return fail("mjlens demo", "bad_output_path", "--out is empty; name the annotated image to write")
     # before the command line is printed as run (with --json, mjlens photo's own check answers in JSON)
-    if not args.json and (problem := output_problem(Path(args.out), SAMPLE_IMAGE)):
+    if not args.json and (problem := output_problem(args.out, SAMPLE_IMAGE)):
         return fail("mjlens demo", "bad_output_path", problem)
     # one word for a name such as -x.png, which would read as an option (also in the line printed)
     annotate = [f"--annotate={args.out}"] if args.out.startswith("-") else ["--annotate", args.out]
     argv = facts["photo_args"] + annotate + (["--json"] if args.json else [])
     photo_args = parser.parse_args(argv)
     if not args.json:
-        print(f"mjlens photo {_shown_path(SAMPLE_IMAGE)} {' '.join(argv)}\n")
+        print(f"mjlens photo {shlex.join([str(_shown_path(SAMPLE_IMAGE)), *argv])}\n")  # quoted as a shell takes it
     return run_on(SAMPLE_IMAGE, photo_args, prog="mjlens demo")
