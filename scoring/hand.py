@@ -290,6 +290,11 @@ def _flag_contradiction(c: WinContext) -> str | None:
         return "an earthly hand is a non-dealer's self-drawn win on the first draw"
     if c.human and (c.self_drawn or c.seat_wind == c.dealer):
         return "a human hand is a non-dealer's win on a discard in the first go-around"
+    if (c.heavenly or c.earthly or c.human) and c.last_tile:
+        return "heavenly, earthly and human hands are won in the first go-around, not on the last tile of the wall"
+    if (c.heavenly or c.earthly) and c.kong_replacement:
+        return ("heavenly and earthly hands are won on the tiles dealt or the first draw, not on a kong's "
+                "replacement tile")
     return None
 
 

@@ -723,6 +723,25 @@ def test_a_flag_the_rule_set_has_no_fan_for_is_noted(capsys, rules, noted):
     assert note not in _cli(capsys, "123m456m789m5p EEE +5p | self", "--rules", rules)[1]
 
 
+@pytest.mark.parametrize(("hand", "rules", "noted"), [
+    ("123m456m789m11p23s +4s | self kong", "mcr", True),
+    ("123m456m789m11p23s +4s | self kong", "sihai", True),
+    ("123m456m789m11p23s +4s 1f | self kong", "shanghai", False),  # drawn after the flower
+    ("123m456m789m1p [1111s] +1p | self kong", "mcr", False),
+])
+def test_a_kong_replacement_in_a_hand_without_a_kong_is_noted(capsys, hand, rules, noted):
+    status, out, _ = _cli(capsys, hand, "--rules", rules)
+    assert status == 0 and ("the hand shows no kong, so no tile was drawn after one" in out) == noted
+
+
+@pytest.mark.parametrize("flags", ["heavenly self last", "heavenly self kong", "human seat=S last",
+                                   "earthly self seat=S kong"])
+def test_a_first_go_around_win_on_the_last_tile_or_after_a_kong_is_refused(flags):
+    with pytest.raises(scoring.ScoringError) as err:
+        scoring.parse_notation(f"123m456m789m11p23s +4s | {flags}")
+    assert err.value.code == "contradictory_flags"
+
+
 def test_a_long_value_is_shown_by_its_start_and_a_number_as_written():
     result = scoring.score_json(BASE, rules="x" * 100_000)
     assert result["error"]["message"] == (f"unknown rule set {'x' * 40!r}... (100,000 characters); "
