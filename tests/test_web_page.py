@@ -677,3 +677,36 @@ def test_a_photo_that_never_reached_the_server_leaves_the_hand_on_screen(page, w
     expect(page.locator("#error")).to_contain_text("Could not reach the server, so the photo just chosen was not read")
     expect(page.locator("#hand-section")).to_be_visible()
     expect(page.locator("#overlay g.tile-box")).to_have_count(len(winning_reading["tiles"]))
+
+
+def test_a_photo_over_the_servers_pixel_limit_is_shrunk_in_the_browser_and_read(browser, tmp_path):
+    """A phone's 50-200 MP photo: the server's 413 is answered by sending it again shrunk."""
+    from PIL import Image
+
+    from vision.server import ServerSettings
+
+    big = tmp_path / "big.jpg"
+    Image.open(SAMPLE).resize((4800, 3600)).save(big, quality=90)  # 17 MP, over the 16 MP limit below
+    with serving(create_app(ServerSettings(max_pixels=16_000_000))) as port:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(f"http://127.0.0.1:{port}/")
+        statuses = []
+        page.on("response", lambda r: statuses.append(r.status) if "/api/photo" in r.url else None)
+        page.set_input_files("#photo-input", str(big))
+        expect(page.locator("#overlay g.tile-box").first).to_be_visible()
+        expect(page.locator("#busy")).to_be_hidden()
+        expect(page.locator("#error")).to_be_hidden()
+        assert statuses == [413, 200]
+        assert page.locator("#overlay").get_attribute("viewBox") == "0 0 4000 3000"
+        context.close()
+
+
+def test_a_flower_whose_button_is_turned_off_is_shown_as_not_counted(page, winning_reading):
+    upload_sample(page)
+    pick(page, 0, "1f")
+    chip = page.locator("#groups .chip[data-tile='0']")
+    expect(chip).not_to_have_class(re.compile(r"\buncounted\b"))
+    page.click("#flower-buttons button[data-code='1f']")
+    expect(chip).to_have_class(re.compile(r"\buncounted\b"))

@@ -135,7 +135,29 @@ function networkMessage(err) {
 
 // ---------------------------------------------------------------- photo upload
 
-async function uploadPhoto(file) {
+// A phone's 50-200 MP photo is over the server's limits: such a photo is sent again shrunk to this
+// long side, which keeps tiles far larger than the detector reads them.
+const SHRUNK_SIDE = 4000;
+
+// `file` drawn upright at SHRUNK_SIDE as a JPEG, or null where this browser cannot decode it
+// (HEIC outside Safari): the server's refusal then stands.
+async function shrunkPhoto(file) {
+  try {
+    const bitmap = await createImageBitmap(file); // upright: the EXIF orientation applied
+    const scale = Math.min(1, SHRUNK_SIDE / Math.max(bitmap.width, bitmap.height));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    bitmap.close();
+    const blob = await new Promise((done) => canvas.toBlob(done, "image/jpeg", 0.92));
+    return blob && new File([blob], file.name.replace(/\.[^.]*$/, "") + "-shrunk.jpg", { type: "image/jpeg" });
+  } catch (_) {
+    return null;
+  }
+}
+
+async function uploadPhoto(file, shrunk = false) {
   if (state.upload) state.upload.abort();
   const upload = new AbortController();
   state.upload = upload;
@@ -150,6 +172,10 @@ async function uploadPhoto(file) {
     const response = await fetch("/api/photo", { method: "POST", body: form, signal: upload.signal });
     const body = await apiJson(response);
     if (upload.signal.aborted) return; // the answer came in just as a newer photo was chosen
+    if (response.status === 413 && !shrunk && state.upload === upload) {
+      const smaller = await shrunkPhoto(file);
+      if (smaller && state.upload === upload) return uploadPhoto(smaller, true);
+    }
     if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
       clearReading(); // the previous photo's hand and score are not this photo's
@@ -476,6 +502,10 @@ function chip(i) {
   b.dataset.tile = i;
   b.textContent = tileLabel(t.code);
   b.title = t.uncertain ? "uncertain: tap to check" : "tap to correct";
+  if (isFlowerTile(i) && !state.flowers.has(t.code)) { // its flower button turned off: not scored
+    b.classList.add("uncounted");
+    b.title = "not counted: its flower button is off";
+  }
   b.addEventListener("click", () => openPicker(i));
   return b;
 }
@@ -806,12 +836,15 @@ function buildContext() {
       else state.flowers.add(code);
       markEdited();
       syncFlowerButtons();
+      renderGroups(); // a flower tile of the photo shows whether it counts
       rescore();
     });
     root.append(b);
   }
   syncFlowerButtons();
   syncDiscarder();
+  // Back or Forward may put the controls' values back without their change events.
+  window.addEventListener("pageshow", syncDiscarder);
   document.querySelectorAll("#context-section > .context input, #context-section > .context select").forEach((el) => {
     el.addEventListener("change", () => {
       syncDiscarder();
