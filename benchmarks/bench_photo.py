@@ -152,14 +152,15 @@ class Trust:
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
                   light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False,
-                  shrink: float = 1.0, glare: float = 0.0) -> list[Scene]:
+                  shrink: float = 1.0, glare: float = 0.0, shadow: float = 1.0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
     `shake`, each smeared along a line of that many pixels in a direction drawn evenly; with
     `shrink` under 1, each shrunk so and saved again; with `quarter`, each turned a quarter, by
     turns counter-clockwise and clockwise; with `glare`, a reflection that many tile widths across
-    over a tile of the hand (`reflected`)."""
+    over a tile of the hand (`reflected`); with `shadow` under 1, a shadow that lets that much of
+    the light through over part of the hand (`shadowed`)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -169,6 +170,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
             jpeg = lit_photo(jpeg, LIGHTS[light] if light else (1.0, 1.0, 1.0), blur, (shake, direction))
         if glare:
             jpeg = reflected(jpeg, meta, glare, np.random.default_rng([seed, index, 3]))
+        if shadow < 1:
+            jpeg = shadowed(jpeg, meta, shadow, np.random.default_rng([seed, index, 4]))
         if shrink < 1:
             jpeg, meta = shrunk(jpeg, meta, shrink)
         if quarter:
@@ -210,6 +213,25 @@ def reflected(jpeg: bytes, meta: dict, size: float, rng: np.random.Generator) ->
     light = np.clip(1.6 * np.exp(-reach ** 2), 0, 1)[:, :, None]  # beyond 1 clipped: the white core
     image = 1 - (1 - image) * (1 - light)
     return cv2.imencode(".jpg", (image * 255).round().astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def shadowed(jpeg: bytes, meta: dict, depth: float, rng: np.random.Generator) -> bytes:
+    """The photo with a shadow over part of the hand, as the phone or the person taking it casts:
+    beyond a line through the hand at an angle drawn by `rng`, the light `depth` times as bright
+    and a little bluer (the shade is lit by the sky), its edge soft over 0.6 of a tile."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
+    hand = np.array([t["box"] for t in meta["tiles"] if t["role"] in HAND_ROLES])
+    (x1, y1), (x2, y2) = hand[:, :2].min(axis=0), hand[:, 2:].max(axis=0)
+    side = np.median(np.minimum(hand[:, 2] - hand[:, 0], hand[:, 3] - hand[:, 1]))
+    cx, cy = rng.uniform(x1 + (x2 - x1) / 4, x2 - (x2 - x1) / 4), rng.uniform(y1, y2)
+    angle = rng.uniform(0, 2 * np.pi)
+    yy, xx = np.mgrid[:image.shape[0], :image.shape[1]].astype(np.float32)
+    beyond = np.clip(0.5 + ((xx - cx) * np.cos(angle) + (yy - cy) * np.sin(angle)) / (0.6 * side), 0, 1)[:, :, None]
+    shade = depth * np.array([1.08, 1.0, 0.92], np.float32)  # BGR
+    image = image * (1 - beyond + beyond * shade)
+    return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
 
 
 def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
@@ -436,6 +458,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--glare", type=number(0, 4, high_allowed=True, low_allowed=True), default=0.0,
                         help="put a reflection this many tile widths across (a flash in the glaze) over a tile of "
                              "each hand")
+    parser.add_argument("--shadow", type=number(0.05, 1, high_allowed=True, low_allowed=True), default=1.0,
+                        help="cast a shadow over part of each hand that lets this share of the light through "
+                             "(the phone's or the person's)")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
     args = parser.parse_args(argv)
@@ -461,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
                     "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "glare": args.glare,
+                    "shadow": args.shadow,
                     "without": sorted(without),
                     "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
@@ -469,7 +495,7 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
-                               args.quarter, args.shrink, args.glare)
+                               args.quarter, args.shrink, args.glare, args.shadow)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

@@ -41,6 +41,7 @@ def test_without_leaves_out_only_the_readings_named():
     (["--shrink", "1.5"], "'1.5' is not a number at least 0.05 and at most 1"),
     (["--shrink", "nan"], "'nan' is not a number at least 0.05 and at most 1"),
     (["--glare", "-1"], "'-1' is not a number at least 0 and at most 4"),
+    (["--shadow", "0"], "'0' is not a number at least 0.05 and at most 1"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
     (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
 ])
@@ -119,3 +120,18 @@ def test_a_reflection_clips_a_hand_tile_to_white_at_its_core():
     photo = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
     assert photo[40:80, 20:50].min(axis=2).max() >= 250  # white at the core, on the hand's tile
     assert photo[:, 120:].max() < 200 and photo[:, 120:].min(axis=2).max() < 250  # the other tile as it was
+
+
+def test_a_shadow_darkens_part_of_the_hand_and_leaves_the_rest_as_it_was():
+    import cv2
+    import numpy as np
+
+    image = np.full((100, 400, 3), 200, np.uint8)
+    meta = {"tiles": [{"code": "1m", "role": "concealed", "box": [20.0 + 40 * k, 30.0, 50.0 + 40 * k, 70.0]}
+                      for k in range(9)]}
+    png = cv2.imencode(".png", image)[1].tobytes()
+    jpeg = bench_photo.shadowed(png, meta, 0.4, np.random.default_rng(5))
+    assert jpeg == bench_photo.shadowed(png, meta, 0.4, np.random.default_rng(5))  # as its seed draws it
+    grey = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)[30:70, 20:370]
+    lights = [grey[:, 40 * k:40 * k + 30].mean() for k in range(9)]
+    assert min(lights) < 0.5 * 200 and max(lights) > 0.95 * 200  # some tiles shaded, some as they were

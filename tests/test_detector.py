@@ -727,6 +727,42 @@ def test_a_photo_in_a_warm_light_can_be_read_again_from_the_same_boxes_balanced(
     assert as_in_the_sample(found) < as_in_the_sample(again) == len(read) == 14
 
 
+def test_tiles_half_in_shadow_are_lit_each_by_its_own_light():
+    from vision.detector import FACE_WHITE, evenly_lit, tile_lights, unevenly_lit
+
+    photo = np.zeros((100, 400, 3), np.uint8)
+    tiles = [Detection((20.0 + 40 * k, 20.0, 50.0 + 40 * k, 60.0), "1m", 1.0) for k in range(8)]
+    for k, tile in enumerate(tiles):
+        x1, y1, x2, y2 = map(int, tile.box)
+        photo[y1:y2, x1:x2] = (220, 215, 200) if k < 5 else (90, 92, 100)  # the last three in a bluish shade
+    assert unevenly_lit(tile_lights(photo, tiles)) and not unevenly_lit(tile_lights(photo, tiles[:5]))
+    even = evenly_lit(photo, tiles)
+    assert not unevenly_lit(tile_lights(even, tiles))
+    assert tile_lights(even, tiles)[[0, 7]] == pytest.approx(np.full((2, 3), FACE_WHITE), abs=2.0)  # far from the edge
+    assert (even[80:] == 0).all()  # a black table stays black
+
+
+@needs_model
+def test_a_photo_with_a_shadow_over_part_of_the_hand_is_read_again_lit_evenly():
+    from vision.demo_cli import SAMPLE_IMAGE
+    from vision.pipeline import read_photo
+
+    detector = Detector(hand_photo=True)
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGB"), np.float32)
+    read = {d.box: d.code for d in detector.detect(sample)}
+    shaded = sample.copy()
+    shaded[:, sample.shape[1] // 2:] *= (0.3, 0.31, 0.36)  # the right half of the hand in a deep, bluish shade
+    shaded = shaded.astype(np.uint8)
+    found = detector.detect_set(shaded)
+
+    def as_in_the_sample(found):
+        return sum(any(abs(d.box[0] - box[0]) < 5 and d.code == code for box, code in read.items()) for d in found.kept)
+
+    assert as_in_the_sample(found) < as_in_the_sample(found.in_balanced_light())
+    result = read_photo(shaded, context={"seat_wind": "S"})
+    assert result.hand["winning_tile"] == "9p" and any("unevenly lit" in w for w in result.warnings)
+
+
 def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():
     import cv2
 

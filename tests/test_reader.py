@@ -347,7 +347,7 @@ def test_a_hand_with_a_tile_cut_off_by_the_photos_edge_is_not_read_from_changed_
     assert result.error.code == "tile_count" and "cut off" in result.error.message and tried == [1]
 
 
-CHANGED_COPIES = [("in_balanced_light", "colours balanced", "under a white lamp"),
+CHANGED_COPIES = [("in_balanced_light", "light balanced", "under a white lamp"),
                   ("unshaken", "shake undone", "hold the phone still"),
                   ("sharpened", "photo sharpened", "let the phone focus"),
                   ("deglared", "tiles under it free", "without the flash")]

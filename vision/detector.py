@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Sequence, Union
 
 from vision.classifier import DEFAULT_MODEL as DEFAULT_CLASSIFIER
-from vision.detections import CLASS_NAMES, GROUP_CLASSES, PLAYING_CODES, Detection, DetectionSet, with_any_face
+from vision.detections import BACK, CLASS_NAMES, GROUP_CLASSES, PLAYING_CODES, Detection, DetectionSet, with_any_face
 from vision.errors import CodedError
 from vision.paths import file_problem, one_line
 from vision.stacking import DEFAULT_MODEL as DEFAULT_STACK_MODEL
@@ -85,6 +85,14 @@ HAND_TILES = 30
 FACE_PERCENTILE = 90
 FACE_WHITE = 210.0
 CAST = 1.8
+# A shadow over part of the hand (the phone's, the person's) or a lamp to one side lights the
+# tiles unevenly, and the classifiers misread the shaded ones. Where the faces' bright pixels of
+# the least lit tenth of the tiles read under UNEVEN times the best lit tenth's, each tile box is
+# read balanced by its own light (renders as lit: 0.70 / 0.76 at the 5th percentile, real faces /
+# drawn; under a shadow halving the light over part of the hand, 0.44 / 0.45 at the median).
+UNEVEN = 0.65
+MAX_TILE_GAIN = 4.0  # a box's own light is taken at most this much up: one too dark says nothing
+LIGHT_REACH = 0.7  # tile sides: how far a tile's light reaches when the photo is lit evenly (evenly_lit)
 # A photo out of focus or shaken blurs the tiles' strokes, which both networks then misread. How
 # sharp a photo's tiles are: the median over its tile crops (as the classifier sees them) of the
 # variance of the crop's Laplacian over the crop's own variance. Rendered test photos read 0.021 /
@@ -554,6 +562,54 @@ def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1
         return np.ones(3)
     bright = np.percentile(np.concatenate(pixels), FACE_PERCENTILE, axis=0)
     return FACE_WHITE / np.maximum(bright, 1.0)
+
+
+def tile_lights(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+                ky: float = 1.0) -> "np.ndarray":
+    """Per tile box (scaled by kx, ky into `rgb`), per channel, its bright pixels' level
+    (FACE_PERCENTILE): how its face is lit. Shape (boxes, 3); a box with no pixels reads 0."""
+    import numpy as np
+
+    levels = []
+    for x1, y1, x2, y2 in _tile_boxes(detections, kx, ky):
+        pixels = rgb[max(0, round(y1)):round(y2):2, max(0, round(x1)):round(x2):2].reshape(-1, 3)
+        levels.append(np.percentile(pixels, FACE_PERCENTILE, axis=0) if len(pixels) else np.zeros(3))
+    return np.array(levels).reshape(-1, 3)
+
+
+def unevenly_lit(levels: "np.ndarray") -> bool:
+    """Whether tiles of these lights (tile_lights) lie partly in shadow (UNEVEN)."""
+    import numpy as np
+
+    grey = levels.mean(axis=1)
+    if len(grey) < 2:
+        return False
+    low, high = np.percentile(grey, [10, 90])
+    return low < UNEVEN * high
+
+
+def evenly_lit(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0,
+               ky: float = 1.0) -> "np.ndarray":
+    """A copy of `rgb` lit as if evenly: each pixel scaled by the gains that take the faces of the
+    tile boxes (scaled by kx, ky into `rgb`) near it to FACE_WHITE, a mean over the boxes weighed
+    by a Gaussian of LIGHT_REACH tile sides, so that a tile in shadow, and the table around it,
+    reads as one in the light. The detector then reads it anew: on shadowed development photos
+    that read 8 more of 115 hands exactly than the same boxes' crops balanced alone."""
+    import cv2
+    import numpy as np
+
+    boxes = np.array(_tile_boxes(detections, kx, ky), np.float32).reshape(-1, 4)
+    gains = np.minimum(FACE_WHITE / np.maximum(tile_lights(rgb, detections, kx, ky), 1.0), MAX_TILE_GAIN)
+    reach = LIGHT_REACH * float(np.median(np.minimum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    height, width = rgb.shape[:2]
+    step = 8  # the field is smooth: worked out on a coarse grid, then enlarged
+    ys = np.arange(0, height + step, step, dtype=np.float32)[:, None, None]
+    xs = np.arange(0, width + step, step, dtype=np.float32)[None, :, None]
+    cx, cy = (boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2
+    weights = np.exp(-((ys - cy) ** 2 + (xs - cx) ** 2) / (2 * max(reach, 1.0) ** 2)) + 1e-12
+    field = (weights @ gains.astype(np.float32)) / weights.sum(axis=2, keepdims=True)
+    field = cv2.resize(field, (len(xs[0]) * step, len(ys) * step), interpolation=cv2.INTER_LINEAR)[:height, :width]
+    return np.clip(rgb * field, 0, 255).astype(np.uint8)
 
 
 def tile_sharpness(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1.0, ky: float = 1.0) -> float:
@@ -1051,13 +1107,20 @@ class Detector:
 
     def _in_balanced_light(self, rgb: "np.ndarray", width: int, height: int, detections: list[Detection],
                            kept: Sequence[Detection], upright: bool) -> DetectionSet | None:
-        """`detections` read by the crop classifier again from `rgb` with each channel scaled so
-        that the `kept` tiles' faces read FACE_WHITE, where some channel is CAST times off; else
-        None."""
+        """The photo read with the light balanced: where the `kept` tiles are unevenly lit
+        (UNEVEN), lit evenly by them and read anew; else, where some channel of their faces is
+        CAST times off FACE_WHITE, `detections` read by the crop classifier again with each
+        channel scaled to it; None where neither."""
         import numpy as np
 
-        gains = face_gains(rgb, kept, rgb.shape[1] / width, rgb.shape[0] / height)
-        if self._classifier is None or np.abs(np.log(gains)).max() < np.log(CAST):
+        if self._classifier is None:
+            return None
+        kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+        faces = [d for d in kept if d.code != BACK]  # a face-down tile shows its coloured back
+        if unevenly_lit(tile_lights(rgb, faces, kx, ky)):
+            return self._found_in(evenly_lit(rgb, faces, kx, ky), width, height, read_again=False)
+        gains = face_gains(rgb, kept, kx, ky)
+        if np.abs(np.log(gains)).max() < np.log(CAST):
             return None
         balanced = np.clip(rgb * gains.astype(np.float32), 0, 255).astype(np.uint8)
         return self._checked(balanced, width, height, detections, upright)

@@ -326,9 +326,10 @@ def _read_changed_copies(image: Any, detect: Detect | None, found: DetectionSet,
                          first: PhotoResult, turn_level: bool) -> PhotoResult:
     """`first`, or a reading of the photo changed where it looks at fault (a colour cast, shake,
     blur, rows askew) that wins more surely."""
-    result = _read_again(found.in_balanced_light, request, first, "the tile faces were far from white (a warm or "
-                         "dim light): read with the photo's colours balanced", "the tile faces look far from white "
-                         "(a warm or dim light): a photo in daylight or under a white lamp may read better")
+    result = _read_again(found.in_balanced_light, request, first, "the tile faces were far from white or unevenly "
+                         "lit (a warm or dim light, a shadow): read with the light balanced", "the tile faces look "
+                         "far from white or unevenly lit (a warm or dim light, a shadow): a photo in daylight or "
+                         "under a white lamp, with no shadow over the tiles, may read better")
     result = _read_again(found.unshaken, request, result, "the photo looked shaken: read with the shake undone",
                          "the photo looks shaken: hold the phone still (or rest it) and take it again")
     result = _read_again(found.sharpened, request, result, "the tiles looked blurred: read with the photo sharpened",
