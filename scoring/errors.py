@@ -43,7 +43,10 @@ def shown(value: object) -> str:
         return "true" if value else "false"
     if isinstance(value, float) or (isinstance(value, int) and -10 ** SHOWN_CHARS < value < 10 ** SHOWN_CHARS):
         return repr(value)
-    return JSON_KINDS.get(type(value), f"a {type(value).__name__}")
+    kind = type(value)
+    # numpy's bool_ is named "bool" too: "must be true or false, got a bool" would read as a riddle
+    named = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return JSON_KINDS.get(kind, f"a {named}")
 
 
 SHOWN_CHARS = 40

@@ -748,3 +748,11 @@ def test_a_long_value_is_shown_by_its_start_and_a_number_as_written():
                                           f"available: {', '.join(scoring.available_rulesets())}")
     assert scoring.score_json(BASE, "mcr", {"minimum": 8.5})["error"]["message"].endswith("got 8.5")
     assert scoring.score_json({**BASE, "melds": None})["error"]["message"] == "melds must be a list of melds, got null"
+
+
+def test_a_value_of_a_library_type_is_named_with_its_module():
+    import numpy as np
+
+    from scoring.errors import shown
+
+    assert shown(np.bool_(True)) == "a numpy.bool" and shown(3 + 4j) == "a complex"

@@ -347,6 +347,8 @@ def test_camerash_labels_map_to_codes():
 
 @pytest.mark.parametrize("argv, code", [
     (["--layouts", "hand,poker"], "bad_layout"),
+    (["--layouts", ",,,"], "bad_layout"),
+    (["--sources", "fluffystuff,fluffystuff"], "bad_argument"),  # it drew fluffystuff twice as often
     (["--count", "0"], "bad_argument"),
     (["--val-fraction", "1.5"], "bad_argument"),
     (["--sources", "nosuchart"], "unknown_source"),
@@ -366,6 +368,14 @@ def test_cli_rejects_bad_arguments_with_a_code(tmp_path, cache, capsys, argv, co
     err = capsys.readouterr().err
     assert err.startswith("mjlens synth: ") and err.endswith(f" [{code}]\n")
     assert not (tmp_path / "ds").exists()  # nothing half-written
+
+
+def test_cli_names_what_is_wrong_with_the_layouts(tmp_path, cache, capsys):
+    from mjsynth.cli import main
+
+    for layouts, said in (("hand,poker", "unknown layouts poker"), (",,,", "no layout given")):
+        assert main(["--out", str(tmp_path / "ds"), "--count", "2", "--cache", str(cache), "--layouts", layouts]) == 2
+        assert capsys.readouterr().err == (f"mjlens synth: {said}; choose from hand, table, closeup [bad_layout]\n")
 
 
 def test_cli_refuses_an_empty_out_which_would_be_the_working_folder(tmp_path, cache, capsys, monkeypatch):

@@ -36,7 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sources", type=_csv, default=(),
                         help=f"art sources to use (default: all available; {', '.join(SOURCES)}); "
                         "a single source renders only that one, e.g. for the held-out transfer test")
-    parser.add_argument("--holdout-source", default=None, help="art source never to use")
+    parser.add_argument("--holdout-source", default=None, type=lambda text: text.strip() or None,
+                        help="art source never to use")
     parser.add_argument("--layouts", type=_csv, default=tuple(LAYOUT_WEIGHTS),
                         help="hand,table,closeup (default: all)")
     parser.add_argument("--imgsz", type=int, default=640,
@@ -53,7 +54,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     bad = [k for k in args.layouts if k not in LAYOUT_WEIGHTS]
     if bad or not args.layouts:
-        return fail(PROG, "bad_layout", f"unknown layouts {bad}; choose from {', '.join(LAYOUT_WEIGHTS)}")
+        named = f"unknown layouts {', '.join(bad)}" if bad else "no layout given"
+        return fail(PROG, "bad_layout", f"{named}; choose from {', '.join(LAYOUT_WEIGHTS)}")
+    if len(set(args.sources)) < len(args.sources):  # each would be drawn once more often, unasked
+        return fail(PROG, "bad_argument", f"--sources names a source twice: {', '.join(args.sources)}")
     broken = [need for need, ok in (
         (f"1 <= --count <= {MAX_COUNT:,}", 1 <= args.count <= MAX_COUNT),
         (f"{MIN_IMGSZ} <= --imgsz <= {MAX_IMGSZ}", MIN_IMGSZ <= args.imgsz <= MAX_IMGSZ),
