@@ -76,10 +76,12 @@ def parse_options(pairs: list[str]) -> dict:
         key, eq, value = pair.partition("=")
         if not eq or not key:
             raise ScoringError("bad_option", f"--option takes KEY=VALUE, got {pair!r}")
-        if key in options and options[key] != _option_value(value):
+        typed = _option_value(value)
+        # By type too: true == 1 and 10 == 10.0 in Python, and the rule set refuses one of them
+        if key in options and (type(options[key]), options[key]) != (type(typed), typed):
             raise ScoringError("bad_option", f"--option {key} is given twice, as {options[key]!r} and "
-                                             f"{_option_value(value)!r}: give it once")
-        options[key] = _option_value(value)
+                                             f"{typed!r}: give it once")
+        options[key] = typed
     return options
 
 

@@ -274,6 +274,9 @@ def test_the_command_refuses_an_option_given_twice_with_two_values(capsys):
     assert status == 2 and not out
     assert err.endswith("--option limit is given twice, as 500 and 600: give it once [bad_option]\n")
     assert _cli(capsys, hand, "--rules", "shanghai", "--option", "limit=500", "--option", "limit=500")[0] == 0
+    # Equal in Python, not the same option value: named as given twice, not refused for the value
+    status, _, err = _cli(capsys, hand, "--rules", "shanghai", "--option", "base=10", "--option", "base=10.0")
+    assert status == 2 and err.endswith("--option base is given twice, as 10 and 10.0: give it once [bad_option]\n")
 
 
 def test_winning_means_a_winning_shape_in_every_rule_set():
