@@ -219,7 +219,7 @@ def _run(args: argparse.Namespace) -> int:
             if getattr(ctx, flag):
                 print(f"Note: {ruleset.plain_title} has no fan for a {FLAG_NAMES[flag]} hand: the {flag} flag "
                       "changes nothing")
-        if ctx.kong_replacement and not hand.has_kong and not (args.rules == "shanghai" and hand.flowers):
+        if ctx.kong_replacement and not hand.has_kong and not (ruleset.flowers_replaced_as_kongs and hand.flowers):
             print("Note: the hand shows no kong, so no tile was drawn after one: the kong flag changes nothing")
     return 0
 

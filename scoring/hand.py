@@ -132,9 +132,9 @@ class Meld:
         """A meld whose kind follows from its tiles (3 or 4 identical: pung/kong, else chow)."""
         _listed(codes, "a meld's tiles")
         codes = tuple(codes)
-        if not all(isinstance(c, str) for c in codes):
-            odd = next(c for c in codes if not isinstance(c, str))
-            raise ScoringError("unknown_tile", f"a meld's tiles are tile codes such as '5p', got {shown(odd)}")
+        for c in codes:
+            if not isinstance(c, str):
+                raise ScoringError("unknown_tile", f"a meld's tiles are tile codes such as '5p', got {shown(c)}")
         if len(codes) == 4:
             kind = "kong"
         elif len(codes) == 3 and len(set(codes)) == 1:

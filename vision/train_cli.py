@@ -81,6 +81,16 @@ def _images(folder: Path) -> list[Path]:
     return sorted(p for p in folder.rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES)
 
 
+def _dataset_root(data_yaml: Path, spec: dict) -> Path:
+    """The folder a dataset YAML's splits are named from: its `path`, taken from the YAML's folder."""
+    return data_yaml.parent / (spec.get("path") or ".")
+
+
+def _split_folders(spec: dict, split: str) -> list:
+    """The folders (or listings) a dataset YAML names for `split`: YOLO allows one or a list."""
+    return spec[split] if isinstance(spec[split], list) else [spec[split]]
+
+
 def _holds_an_image(folder: Path) -> bool:
     return any(p.suffix.lower() in IMAGE_SUFFIXES for p in folder.rglob("*"))
 
@@ -101,12 +111,12 @@ def _derived_dataset(data_yaml: Path, run_dir: Path, val_images: int, holdout_so
 
     spec = yaml.safe_load(data_yaml.read_text())
     # Absolute: the listings name images that ultralytics must find (and their labels beside them)
-    # from wherever it runs. A relative `path` is taken from the YAML's folder, like the folders.
-    root = (data_yaml.parent / (spec.get("path") or ".")).resolve()
+    # from wherever it runs.
+    root = _dataset_root(data_yaml, spec).resolve()
     run_dir.mkdir(parents=True, exist_ok=True)
     held_out = 0
     for split in ("train", "val"):
-        folders = spec[split] if isinstance(spec[split], list) else [spec[split]]  # YOLO allows a list
+        folders = _split_folders(spec, split)
         images = [p for folder in folders for p in _images(root / folder)]
         if holdout_source:
             kept = [p for p in images if _art_source(p, split) != holdout_source]
@@ -256,9 +266,9 @@ def _data_problem(data: Path) -> str | None:
         names = [names.get(i) for i in range(len(names))]
     if names != list(CLASS_NAMES):  # the detector reads its classes by these names
         return f"--data {data}: its names are not vision.detections.CLASS_NAMES (1m ... 8f, back, meld, kong_concealed)"
-    root = data.parent / (spec.get("path") or ".")
+    root = _dataset_root(data, spec)
     for split in ("train", "val"):
-        folders = spec[split] if isinstance(spec[split], list) else [spec[split]]
+        folders = _split_folders(spec, split)
         empty = [root / f for f in folders if isinstance(f, str) and (root / f).is_dir()]
         if empty and len(empty) == len(folders) and not any(map(_holds_an_image, empty)):
             return f"--data {data}: its {split} split holds no images ({', '.join(map(str, empty))})"

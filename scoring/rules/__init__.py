@@ -108,6 +108,8 @@ class RuleSet:
     # win flags the rule set has no fan for (MCR has no 天和): the command says so, as a flag given
     # and silently changing nothing reads as a scoring fault
     unscored_flags: tuple[str, ...] = ()
+    # whether the tile drawn after a flower counts as a kong's replacement (Shanghai's 杠头开花)
+    flowers_replaced_as_kongs: bool = False
 
     def __post_init__(self) -> None:
         if not dataclasses.is_dataclass(self.options_type) or not self.options_type.__dataclass_params__.frozen:

@@ -21,4 +21,5 @@ RULESET = RuleSet(
     flower_note=flower_note,
     check_context=check_context,
     unscored_flags=("heavenly", "earthly", "human"),
+    flowers_replaced_as_kongs=True,
 )
