@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections, turned
+from scoring import score_json
 from vision.detections import Detection, DetectionSet
 from vision.grouping import group_tiles, iou as iou_of
 from vision.pipeline import read_detections, read_photo
@@ -405,6 +406,29 @@ def test_concealed_kong_with_two_tiles_face_down():
     assert result.error is None
     assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
     assert [g.label for g in result.groups if g.kind == "kong"] == ["concealed kong"]
+
+
+@pytest.mark.parametrize("boxed", [False, True])
+def test_a_kong_all_face_up_none_turned_is_concealed_with_its_exposed_score_told(boxed):
+    tiles = _kong_scene(["6z"] * 4)
+    if boxed:
+        tiles.append(group_box(tiles[-4:], "kong_concealed"))
+    result = read_detections(tiles, rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": True}]
+    exposed = score_json({**result.hand, "melds": [{"kind": "kong", "tiles": ["6z"] * 4, "concealed": False}]})
+    assert exposed["total"] != result.score["total"]
+    assert (f"the 6z kong lies all face up with no tile turned and was read as concealed; if it was claimed "
+            f"(exposed), it scores {exposed['total']} instead of {result.score['total']}") in result.warnings
+
+
+def test_a_kong_with_tiles_face_down_or_one_turned_needs_no_such_warning():
+    down = read_detections(_kong_scene(["back", "6z", "6z", "back"]), rules=RULES)
+    claimed = (hand_row(["1m", "1m", "1m", "2m", "3m", "4m", "5m", "6m", "7m", "9m"], "9m")  # half flush: 8 fans
+               + row_detections(RowSpec(["6z"] * 4, origin=(150, 380), sideways={1})))
+    turned_one = read_detections(claimed, rules=RULES)
+    assert [m["concealed"] for m in turned_one.hand["melds"]] == [False]
+    for result in (down, turned_one):
+        assert result.error is None and not any("all face up" in w for w in result.warnings)
 
 
 def test_kong_all_face_down_needs_a_hint():

@@ -476,12 +476,15 @@ def test_the_pipelines_advice_is_given_in_the_pages_terms(page):
               "the tile set apart at the left ... sorted from it; if it is the winning tile, name it: --winning-tile 3s",
               "...; if the winning tile is not in the photo, name it with --winning-tile (e.g. 5p)",
               "1 concealed kong(s) lie with all four tiles face down, so their tile cannot be seen; name each with "
-              "--kong CODE (e.g. --kong 5p)"]
+              "--kong CODE (e.g. --kong 5p)",
+              "the 6z kong lies all face up with no tile turned and was read as concealed; if it was claimed "
+              "(exposed), it scores 9 instead of 10"]
     shown = page.evaluate("texts => texts.map(warningText)", advice)
     assert not any("--" in text for text in shown), shown
     assert "tap a tile to correct it" in shown[0] and "tap the flower to name it" in shown[1]
     assert shown[2].count('press "a fourth under it" on that meld:') == 2
     assert shown[3].endswith('tap it and choose "Mark as winning tile"')
+    assert shown[6].endswith('it scores 9 instead of 10: press "make exposed" on it')
 
 
 def payments_line(result, note):

@@ -255,7 +255,9 @@ def read_photo(
     cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
     win, whose rows run askew, again from the photo turned level (MIN_TILT), and a photo whose rows
     run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises
-    PhotoError (bad_input) for an unreadable image, a missing model or bad options.
+    PhotoError (bad_input) for an unreadable image, a missing model or bad options. The warnings
+    advise in `mjlens photo`'s terms: its --winning-tile, --kong and --flowers are `winning_tile`,
+    `kong_codes` and `flowers` here.
     """
     request = _request(rules, context, options, winning_tile, kong_codes, flowers)
     _check_type("detect", detect, "a function from an image to detections (or None)", callable)
@@ -350,6 +352,7 @@ def _explain(result: PhotoResult, request: ReadingRequest, image_size: Callable[
     _hint_cut_off(result, image_size)
     _hint_small_tiles(result)
     _hint_stacked_kongs(result, request)
+    _warn_of_face_up_kongs(result, request)
     _warn_of_deciding_flowers(result, request)
     _warn_of_a_doubtful_score(result, request)
 
@@ -399,6 +402,30 @@ def _warn_of_deciding_flowers(result: PhotoResult, request: ReadingRequest) -> N
                 result.warnings.append(f"the flower read {tile.code} may be {rival}, which scores {total} "
                                        f"instead of {result.score['total']}: name the winner's flowers (--flowers)")
                 break
+
+
+def _warn_of_face_up_kongs(result: PhotoResult, request: ReadingRequest) -> None:
+    """A warning for each kong of a scored hand read as concealed though all four of its tiles lie
+    face up in a row, none turned, where as exposed it scores otherwise: tables show a concealed
+    kong with tiles face down or all up, and many players lay a claimed kong all up without
+    turning the claimed tile, so only the player can say which it is."""
+    from scoring import score_json
+
+    if result.error is not None:
+        return
+    hand = result.hand
+    for group in result.groups:
+        shown = [result.tiles[i] for i in group.tiles]
+        if group.kind != "kong" or not group.concealed or group.stacked or any(t.detected == BACK for t in shown):
+            continue
+        code = shown[0].code
+        melds = [{**m, "concealed": False} if m["kind"] == "kong" and m["concealed"] and m["tiles"][0] == code else m
+                 for m in hand["melds"]]
+        score = score_json({**hand, "melds": melds}, rules=request.rules, options=request.options)
+        if score.get("ok") and score["total"] != result.score["total"]:
+            result.warnings.append(f"the {code} kong lies all face up with no tile turned and was read as concealed; "
+                                   f"if it was claimed (exposed), it scores {score['total']} instead of "
+                                   f"{result.score['total']}")
 
 
 def _hint_stacked_kongs(result: PhotoResult, request: ReadingRequest) -> None:

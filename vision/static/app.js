@@ -293,7 +293,7 @@ const SETTINGS_ERRORS = new Set(["contradictory_flags", "bad_context", "bad_wind
 
 // The pipeline's warnings and errors speak to `mjlens photo` users, in its options; here each is
 // done on the page: a tile is corrected or marked as the winning one by tapping it, a meld of
-// three is made a stacked kong with its button.
+// three is made a stacked kong with its button, a kong exposed with its own.
 const PAGE_WORDS = [
   [/give the right one with --winning-tile/, () => `tap the right tile and choose "${$("picker-winning").textContent}"`],
   [/name it: --winning-tile \S+/, () => `tap it and choose "${$("picker-winning").textContent}"`],
@@ -303,6 +303,7 @@ const PAGE_WORDS = [
   [/give what you know \(--winning-tile, --kong, --flowers\)/, () => "tap a tile to correct it"],
   [/name the winner's flowers \(--flowers\)/, () => "tap the flower to name it"],
   [/give --kong \S+:/g, () => 'press "a fourth under it" on that meld:'],
+  [/if it was claimed \(exposed\), it scores \d+ instead of \d+/, (said) => `${said}: press "make exposed" on it`],
 ];
 
 function warningText(w) {
