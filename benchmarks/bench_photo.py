@@ -3,7 +3,7 @@
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 100] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
         [--light warm] [--blur 1.5] [--shake 9] [--shrink 0.5] [--quarter] [--glare 1.0]
-        [--without other-size ...]
+        [--shadow 0.45] [--cutout] [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -19,7 +19,9 @@ rendered).
 `--quarter` turns each photo a quarter, one clockwise, the next counter-clockwise, as a phone held
 flat over the table that records the wrong way up saves it. `--glare` puts a reflection that many
 tile widths across (a flash or a lamp mirrored in the glaze, clipped to white at its core) over a
-tile of the hand drawn at random.
+tile of the hand drawn at random. `--shadow` casts a shadow over part of the hand that lets that
+share of the light through. `--cutout` saves each photo as a PNG transparent beyond the hand's
+tiles, as a background-removal app saves a hand cut out of a photo.
 `--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
 what it buys in hands and in time.
 
@@ -79,6 +81,7 @@ from vision.reader import hand_key  # noqa: E402
 from vision.stacking import DEFAULT_MODEL as DEFAULT_STACK_MODEL, StackModel  # noqa: E402
 
 HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
+CUTOUT_MARGIN = 0.12
 # Reading confidences at which the benchmark reports how often a reading that sure is exact:
 # what a user can take on trust.
 TRUST_LEVELS = (0.5, 0.9)
@@ -93,7 +96,7 @@ LIGHTS = {"warm": (1.12, 0.95, 0.62), "cool": (0.8, 1.0, 1.15), "dim": (0.45, 0.
 
 @dataclass
 class Scene:
-    jpeg: bytes
+    jpeg: bytes  # the photo's file: a JPEG, or a PNG with `--cutout`
     meta: dict
     complete: bool  # every tile of the true hand is labelled
 
@@ -152,7 +155,7 @@ class Trust:
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
                   light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False,
-                  shrink: float = 1.0, glare: float = 0.0, shadow: float = 1.0) -> list[Scene]:
+                  shrink: float = 1.0, glare: float = 0.0, shadow: float = 1.0, cutout: bool = False) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
@@ -160,7 +163,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
     `shrink` under 1, each shrunk so and saved again; with `quarter`, each turned a quarter, by
     turns counter-clockwise and clockwise; with `glare`, a reflection that many tile widths across
     over a tile of the hand (`reflected`); with `shadow` under 1, a shadow that lets that much of
-    the light through over part of the hand (`shadowed`)."""
+    the light through over part of the hand (`shadowed`); with `cutout`, a PNG transparent beyond
+    the hand's tiles (`cut_out`)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -176,6 +180,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
             jpeg, meta = shrunk(jpeg, meta, shrink)
         if quarter:
             jpeg, meta = turned_a_quarter(jpeg, meta, clockwise=bool(index % 2))
+        if cutout:
+            jpeg = cut_out(jpeg, meta)
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -232,6 +238,23 @@ def shadowed(jpeg: bytes, meta: dict, depth: float, rng: np.random.Generator) ->
     shade = depth * np.array([1.08, 1.0, 0.92], np.float32)  # BGR
     image = image * (1 - beyond + beyond * shade)
     return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+
+
+def cut_out(jpeg: bytes, meta: dict) -> bytes:
+    """The photo as a PNG, transparent beyond the hand's tiles, as a background-removal app saves
+    a hand cut out of a photo: opaque over each tile's box grown by CUTOUT_MARGIN of its size each
+    way (the box holds the face; the tile's body and edges stand out of it), the edge a little soft."""
+    import cv2
+
+    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    opaque = np.zeros(image.shape[:2], np.float32)
+    for tile in meta["tiles"]:
+        if tile["role"] in HAND_ROLES:
+            x1, y1, x2, y2 = tile["box"]
+            grow_x, grow_y = CUTOUT_MARGIN * (x2 - x1), CUTOUT_MARGIN * (y2 - y1)
+            opaque[max(0, round(y1 - grow_y)):round(y2 + grow_y), max(0, round(x1 - grow_x)):round(x2 + grow_x)] = 1
+    alpha = (cv2.GaussianBlur(opaque, (0, 0), 1.5) * 255).round().astype(np.uint8)
+    return cv2.imencode(".png", np.dstack([image, alpha]))[1].tobytes()
 
 
 def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
@@ -461,6 +484,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shadow", type=number(0.05, 1, high_allowed=True, low_allowed=True), default=1.0,
                         help="cast a shadow over part of each hand that lets this share of the light through "
                              "(the phone's or the person's)")
+    parser.add_argument("--cutout", action="store_true",
+                        help="save each photo as a PNG transparent beyond the hand's tiles (a hand cut out by a "
+                             "background-removal app)")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
     args = parser.parse_args(argv)
@@ -486,7 +512,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
                     "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "glare": args.glare,
-                    "shadow": args.shadow,
+                    "shadow": args.shadow, "cutout": args.cutout,
                     "without": sorted(without),
                     "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
@@ -495,7 +521,7 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
-                               args.quarter, args.shrink, args.glare, args.shadow)
+                               args.quarter, args.shrink, args.glare, args.shadow, args.cutout)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

@@ -135,3 +135,18 @@ def test_a_shadow_darkens_part_of_the_hand_and_leaves_the_rest_as_it_was():
     grey = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)[30:70, 20:370]
     lights = [grey[:, 40 * k:40 * k + 30].mean() for k in range(9)]
     assert min(lights) < 0.5 * 200 and max(lights) > 0.95 * 200  # some tiles shaded, some as they were
+
+
+def test_a_cut_out_photo_is_opaque_over_the_hand_and_transparent_beyond_it():
+    import cv2
+    import numpy as np
+
+    image = np.full((120, 200, 3), 90, np.uint8)
+    meta = {"tiles": [{"code": "1m", "role": "concealed", "box": [20.0, 40.0, 50.0, 80.0]},
+                      {"code": "2m", "role": "wall", "box": [140.0, 40.0, 170.0, 80.0]}]}
+    png = bench_photo.cut_out(cv2.imencode(".png", image)[1].tobytes(), meta)
+    photo = cv2.imdecode(np.frombuffer(png, np.uint8), cv2.IMREAD_UNCHANGED)
+    assert photo.shape == (120, 200, 4) and (photo[:, :, :3] == 90).all()
+    alpha = photo[:, :, 3]
+    assert alpha[40:80, 20:50].min() == 255 and min(alpha[36, 35], alpha[60, 17]) > 128  # its face and body
+    assert alpha[:30].max() == 0 and alpha[:, 60:].max() == 0  # the table, and a tile of no hand

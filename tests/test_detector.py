@@ -17,6 +17,7 @@ from vision.classifier import TOP_K as CLASSIFIER_TOP_K
 from vision.detections import CLASS_NAMES, Detection
 from vision.grouping import iou
 from vision.detector import (
+    BACKDROP,
     DEFAULT_CONF,
     DEFAULT_MODEL,
     FINE_SCALE,
@@ -370,11 +371,11 @@ def test_16_bit_grey_is_rescaled_not_clipped(tmp_path):
     assert int(rgb[0, 0, 0]) == 128
 
 
-def test_transparent_pixels_go_on_white(tmp_path):
+def test_transparent_pixels_go_on_the_backdrop(tmp_path):
     path = tmp_path / "rgba.png"
     Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(path)
     rgb, _ = load_image(path)
-    assert rgb[0, 0].tolist() == [255, 255, 255]
+    assert rgb[0, 0].tolist() == [BACKDROP] * 3
 
 
 def test_exif_orientation_turns_the_image_upright(tmp_path):
@@ -761,6 +762,28 @@ def test_a_photo_with_a_shadow_over_part_of_the_hand_is_read_again_lit_evenly():
     assert as_in_the_sample(found) < as_in_the_sample(found.in_balanced_light())
     result = read_photo(shaded, context={"seat_wind": "S"})
     assert result.hand["winning_tile"] == "9p" and any("unevenly lit" in w for w in result.warnings)
+
+
+@needs_model
+def test_the_sample_cut_out_of_its_photo_reads_its_own_hand_with_no_reflection(tmp_path):
+    """A background-removal app's PNG, transparent beyond the tiles: on white, the white beside
+    the tiles read as a flash's reflection and the blank White dragons as face-down tiles."""
+    from vision.demo_cli import SAMPLE_FACTS, SAMPLE_IMAGE
+    from vision.pipeline import read_photo
+
+    sample = np.asarray(Image.open(SAMPLE_IMAGE).convert("RGBA")).copy()
+    opaque = np.zeros(sample.shape[:2], bool)
+    for d in Detector(hand_photo=True).detect(sample[:, :, :3]):
+        x1, y1, x2, y2 = (round(v) for v in d.box)
+        opaque[max(0, y1 - 6):y2 + 6, max(0, x1 - 6):x2 + 6] = True
+    sample[:, :, 3] = np.where(opaque, 255, 0)
+    path = tmp_path / "cut-out.png"
+    Image.fromarray(sample).save(path)
+    result = read_photo(path, context={"seat_wind": "S"})
+    facts = json.loads(SAMPLE_FACTS.read_text())["hand"]
+    assert result.error is None and [result.hand[k] for k in ("concealed", "melds", "winning_tile")] == [
+        facts[k] for k in ("concealed", "melds", "winning_tile")]
+    assert result.confidence >= 0.5 and not any("reflection" in w for w in result.warnings)
 
 
 def test_tile_sharpness_falls_as_the_photo_blurs_and_sharpening_raises_it():

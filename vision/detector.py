@@ -42,6 +42,10 @@ MIN_SIDE = 8  # below this there is no tile to see
 OVERSHOOT = 0.25
 TOP_K = 3
 PAD_VALUE = 114  # the grey ultralytics pads with during training
+# A transparent photo (a hand cut out by a background-removal app) is read on the grey the
+# detector learnt as no photo at all. On white, ivory faces and blank White dragons lose their
+# edges, and the white read as a flash's reflection (cut-out photos: see docs/photo-pipeline.md).
+BACKDROP = PAD_VALUE
 NESTED_TILE_COVER = 0.8  # a tile box this much inside a better one is a duplicate
 
 # The detector's tile confidence is its best class's score, split over 45 classes, so real
@@ -475,9 +479,8 @@ def _check_size(width: int, height: int, name: str = "the image") -> None:
 
 
 def _to_rgb(img: "Image.Image") -> "np.ndarray":
-    """RGB uint8 from any Pillow mode: 16-bit and float greys are rescaled, alpha goes on white."""
+    """RGB uint8 from any Pillow mode: 16-bit and float greys are rescaled, alpha goes on BACKDROP."""
     import numpy as np
-    from PIL import Image
 
     if img.mode == "F":  # float pixels: 0..1 or 0..255, as for a float array
         return _array_to_rgb(np.asarray(img))
@@ -487,9 +490,7 @@ def _to_rgb(img: "Image.Image") -> "np.ndarray":
         grey = (grey.clip(0, top) * (255.0 / top)).round().astype(np.uint8)
         return np.repeat(grey[:, :, None], 3, axis=2)
     if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
-        rgba = img.convert("RGBA")
-        background = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
-        img = Image.alpha_composite(background, rgba)
+        return _array_to_rgb(np.asarray(img.convert("RGBA")))
     return np.asarray(img.convert("RGB"))
 
 
@@ -517,7 +518,7 @@ def _array_to_rgb(array: "np.ndarray") -> "np.ndarray":
         array = (array.clip(0.0, top) * (255.0 / top)).round().astype(np.uint8)
     if array.shape[2] == 4:
         alpha = array[:, :, 3:4].astype(np.float32) / 255.0
-        array = (array[:, :, :3] * alpha + 255.0 * (1 - alpha)).round().astype(np.uint8)
+        array = (array[:, :, :3] * alpha + BACKDROP * (1 - alpha)).round().astype(np.uint8)
     if array.shape[2] == 1:
         array = np.repeat(array, 3, axis=2)
     return np.ascontiguousarray(array)
