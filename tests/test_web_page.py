@@ -211,6 +211,29 @@ def test_rule_set_options_are_offered_per_rule_set_and_rescore(page, winning_rea
     expect(page.locator("#total")).to_have_text(re.compile(r"^\d+ 番$"))
 
 
+def test_an_option_the_browser_cannot_read_or_the_server_refuses_is_named_and_marked(page, winning_reading):
+    upload_sample(page)
+    page.click("#rule-options summary")
+    minimum = page.locator("#option-fields input[name='minimum']")
+    minimum.fill("")
+    minimum.type("1e400")  # past what the browser holds: its value reads "", as an empty field's
+    minimum.dispatch_event("change")
+    expect(page.locator("#score-status")).to_have_text("minimum: not a number, or too large a one: correct it.")
+    expect(minimum).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#total")).to_have_text("")
+    with page.expect_response(lambda r: "/api/score" in r.url):
+        minimum.fill("-5")
+        minimum.dispatch_event("change")
+    expect(page.locator("#score-status")).to_have_text("mcr option minimum cannot be negative, got -5")
+    expect(minimum).to_have_attribute("aria-invalid", "true")
+    expect(page.locator("#option-fields input[name='base']")).not_to_have_attribute("aria-invalid", "true")
+    with page.expect_response(lambda r: "/api/score" in r.url):
+        minimum.fill("8")
+        minimum.dispatch_event("change")
+    expect(page.locator("#total")).to_have_text(f"{winning_reading['score']['total']} 番")
+    expect(minimum).not_to_have_attribute("aria-invalid", "true")
+
+
 @pytest.fixture(scope="module")
 def rotated_sample(tmp_path_factory):
     """The sample turned on its side: another photo, of another size."""

@@ -68,6 +68,22 @@ function currentOptions() {
   return changed;
 }
 
+// A number field the browser cannot read (past what it holds, as 1e400, or a lone "-") has the
+// value "" of an empty one, which would score at the default without a word: such fields' names.
+function unreadableOptions() {
+  return [...$("option-fields").querySelectorAll("input[type=number]")]
+    .filter((input) => input.validity.badInput)
+    .map((input) => input.name);
+}
+
+// The fields of the options a refusal names are marked; any other refusal or a score clears them.
+function markOptionFields(problem) {
+  for (const input of $("option-fields").querySelectorAll("input, select")) {
+    if (problem && new RegExp(`\\b${input.name}\\b`).test(problem)) input.setAttribute("aria-invalid", "true");
+    else input.removeAttribute("aria-invalid");
+  }
+}
+
 // One field per option of the chosen rule set, at its default; a change rescores.
 function buildOptionFields() {
   const root = $("option-fields");
@@ -179,6 +195,7 @@ async function uploadPhoto(file, shrunk = false) {
     if (!response.ok) {
       const message = body && body.error ? body.error.message : `error ${response.status}`;
       clearReading(); // the previous photo's hand and score are not this photo's
+      markOptionFields(body?.error?.code === "bad_option" ? message : "");
       showError(body && body.error && SETTINGS_ERRORS.has(body.error.code)
         ? `Check the settings: ${message}. Then choose the photo again.`
         : `Could not read that photo: ${message}`);
@@ -416,6 +433,12 @@ async function rescore() {
     showScore({ ok: false, error: { code: "bad_meld", message: `${codes} is not a set: correct its tiles.` } });
     return;
   }
+  const unreadable = unreadableOptions();
+  if (unreadable.length) {
+    const message = `${unreadable.join(" and ")}: not a number, or too large a one: correct it.`;
+    showScore({ ok: false, error: { code: "bad_option", message } });
+    return;
+  }
   // Until the answer comes, the score shown is the hand's before the change.
   $("score-section").classList.add("stale");
   $("score-section").setAttribute("aria-busy", "true");
@@ -571,6 +594,7 @@ function showScore(result, hand) {
   tbody.innerHTML = "";
   $("payments").textContent = "";
   $("score-summary").textContent = "";
+  markOptionFields(!result.ok && result.error?.code === "bad_option" ? result.error.message : "");
   if (!result.ok) {
     $("total").textContent = "";
     $("score-status").textContent = result.error ? result.error.message : "This hand cannot be scored.";

@@ -35,5 +35,6 @@ class MCROptions:
     base: int = option(8, "Base payment every loser adds (底分).")
 
     def __post_init__(self) -> None:
-        if self.minimum < 0 or self.base < 0:
-            raise ValueError("minimum and base are not negative")
+        for name in ("minimum", "base"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"mcr option {name} cannot be negative, got {getattr(self, name)}")
