@@ -696,6 +696,22 @@ def test_a_score_on_its_way_marks_the_one_shown_as_old(page, winning_reading):
     expect(page.locator("#score-section")).not_to_have_class(re.compile(r"\bstale\b"))
 
 
+def test_a_score_that_never_reached_the_server_is_asked_again_by_itself(page, winning_reading):
+    upload_sample(page)
+    asked = []
+
+    def down_once(route):
+        asked.append(route.request.url)
+        route.abort() if len(asked) == 1 else route.continue_()
+
+    page.route("**/api/score*", down_once)
+    page.check("#last_tile")
+    expect(page.locator("#score-status")).to_have_text(
+        "Could not reach the server (is it still running, and this device online?); trying again in 3 s.")
+    expect(page.locator("#fans")).to_contain_text("Last Tile", timeout=10_000)
+    assert len(asked) == 2
+
+
 def test_a_photo_that_never_reached_the_server_leaves_the_hand_on_screen(page, winning_reading):
     upload_sample(page)
     page.route("**/api/photo", lambda route: route.abort())

@@ -143,10 +143,10 @@ async function apiJson(response) {
   }
 }
 
-function networkMessage(err) {
+function networkMessage(err, retry = "the next change tries again") {
   if (err.answered) return `${err.message[0].toUpperCase()}${err.message.slice(1)}.`;
-  if (err.name === "TimeoutError") return "The server took too long to answer; the next change tries again.";
-  return "Could not reach the server (is it still running, and this device online?); the next change tries again.";
+  if (err.name === "TimeoutError") return `The server took too long to answer; ${retry}.`;
+  return `Could not reach the server (is it still running, and this device online?); ${retry}.`;
 }
 
 // ---------------------------------------------------------------- photo upload
@@ -418,7 +418,9 @@ function discardFrom(hand) {
   return hand.discarder || WINDS[(WINDS.indexOf(hand.seat_wind) + 3) % 4];
 }
 
-async function rescore() {
+// A score the server was not reached for is asked again by itself, sooner first: a referee must
+// not have to change the hand and change it back once the Wi-Fi or the server is back.
+async function rescore(attempt = 0) {
   if (!state.tiles.length) return;
   const seq = ++state.scoreSeq;
   const hand = currentHand();
@@ -458,7 +460,15 @@ async function rescore() {
       setTimeout(() => { if (seq === state.scoreSeq) rescore(); }, RETRY_MS);
     }
   } catch (err) {
-    if (seq === state.scoreSeq) showScore({ ok: false, error: { code: "network", message: networkMessage(err) } });
+    if (seq !== state.scoreSeq) return;
+    if (err.answered) {
+      showScore({ ok: false, error: { code: "network", message: networkMessage(err) } });
+      return;
+    }
+    const wait = Math.min(RETRY_MS * 2 ** attempt, SCORE_TIMEOUT_MS);
+    const message = networkMessage(err, `trying again in ${Math.round(wait / 1000)} s`);
+    showScore({ ok: false, error: { code: "network", message } });
+    setTimeout(() => { if (seq === state.scoreSeq) rescore(attempt + 1); }, wait);
   }
 }
 
