@@ -371,6 +371,11 @@ def test_16_bit_grey_is_rescaled_not_clipped(tmp_path):
     assert int(rgb[0, 0, 0]) == 128
 
 
+def test_8_bit_grey_widened_to_16_bits_keeps_its_levels():
+    rgb, _ = load_image(Image.fromarray(np.full((20, 20), 200, np.uint8)).convert("I;16"))
+    assert int(rgb[0, 0, 0]) == 200
+
+
 def test_transparent_pixels_go_on_the_backdrop(tmp_path):
     path = tmp_path / "rgba.png"
     Image.new("RGBA", (20, 20), (0, 0, 0, 0)).save(path)

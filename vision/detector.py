@@ -486,7 +486,8 @@ def _to_rgb(img: "Image.Image") -> "np.ndarray":
         return _array_to_rgb(np.asarray(img))
     if img.mode in ("I;16", "I;16B", "I;16L", "I;16N", "I"):
         grey = np.asarray(img, dtype=np.float64)
-        top = 65535.0 if img.mode.startswith("I;16") or grey.max() > 255 else 255.0
+        # An 8-bit grey widened (Pillow's convert("I;16") keeps 0..255) is no black 16-bit photo.
+        top = 65535.0 if grey.max() > 255 else 255.0
         grey = (grey.clip(0, top) * (255.0 / top)).round().astype(np.uint8)
         return np.repeat(grey[:, :, None], 3, axis=2)
     if img.mode in ("RGBA", "LA", "PA") or (img.mode == "P" and "transparency" in img.info):
