@@ -186,6 +186,20 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
     return scenes
 
 
+def _bgr(jpeg: bytes) -> np.ndarray:
+    """A photo's file (JPEG or PNG) decoded to BGR pixels, as OpenCV reads it."""
+    import cv2
+
+    return cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+def _jpeg(image: np.ndarray, quality: int) -> bytes:
+    """BGR pixels saved as a JPEG file of that quality."""
+    import cv2
+
+    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1].tobytes()
+
+
 def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float = 0.0,
               shake: tuple[int, float] = (0, 0.0)) -> bytes:
     """The photo with its channels scaled by `rgb_factors`, blurred by a Gaussian of sigma `blur`
@@ -194,21 +208,19 @@ def lit_photo(jpeg: bytes, rgb_factors: tuple[float, float, float], blur: float 
 
     from vision.detector import smear_kernel
 
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR) * np.asarray(rgb_factors[::-1])
+    image = _bgr(jpeg) * np.asarray(rgb_factors[::-1])
     if blur:
         image = cv2.GaussianBlur(image, (0, 0), blur)
     if shake[0]:
         image = cv2.filter2D(image, -1, smear_kernel(*shake))
-    return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg(np.clip(image, 0, 255).astype(np.uint8), 90)
 
 
 def reflected(jpeg: bytes, meta: dict, size: float, rng: np.random.Generator) -> bytes:
     """The photo with a reflection `size` tile widths across (up to 1.6 times as wide as tall)
     near the middle of one of the hand's tiles drawn by `rng`: white at its core, soft at its
     edge, as a flash or a lamp mirrored in the glaze shows."""
-    import cv2
-
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(np.float32) / 255
+    image = _bgr(jpeg).astype(np.float32) / 255
     hand = [t for t in meta["tiles"] if t["role"] in HAND_ROLES]
     x1, y1, x2, y2 = hand[rng.integers(len(hand))]["box"]
     side = min(x2 - x1, y2 - y1)
@@ -218,16 +230,14 @@ def reflected(jpeg: bytes, meta: dict, size: float, rng: np.random.Generator) ->
     reach = np.hypot((xx - cx) / (radius * rng.uniform(1.0, 1.6)), (yy - cy) / radius)
     light = np.clip(1.6 * np.exp(-reach ** 2), 0, 1)[:, :, None]  # beyond 1 clipped: the white core
     image = 1 - (1 - image) * (1 - light)
-    return cv2.imencode(".jpg", (image * 255).round().astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg((image * 255).round().astype(np.uint8), 90)
 
 
 def shadowed(jpeg: bytes, meta: dict, depth: float, rng: np.random.Generator) -> bytes:
     """The photo with a shadow over part of the hand, as the phone or the person taking it casts:
     beyond a line through the hand at an angle drawn by `rng`, the light `depth` times as bright
     and a little bluer (the shade is lit by the sky), its edge soft over 0.6 of a tile."""
-    import cv2
-
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR).astype(np.float32)
+    image = _bgr(jpeg).astype(np.float32)
     hand = np.array([t["box"] for t in meta["tiles"] if t["role"] in HAND_ROLES])
     (x1, y1), (x2, y2) = hand[:, :2].min(axis=0), hand[:, 2:].max(axis=0)
     side = np.median(np.minimum(hand[:, 2] - hand[:, 0], hand[:, 3] - hand[:, 1]))
@@ -237,7 +247,7 @@ def shadowed(jpeg: bytes, meta: dict, depth: float, rng: np.random.Generator) ->
     beyond = np.clip(0.5 + ((xx - cx) * np.cos(angle) + (yy - cy) * np.sin(angle)) / (0.6 * side), 0, 1)[:, :, None]
     shade = depth * np.array([1.08, 1.0, 0.92], np.float32)  # BGR
     image = image * (1 - beyond + beyond * shade)
-    return cv2.imencode(".jpg", np.clip(image, 0, 255).astype(np.uint8), [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes()
+    return _jpeg(np.clip(image, 0, 255).astype(np.uint8), 90)
 
 
 def cut_out(jpeg: bytes, meta: dict) -> bytes:
@@ -246,7 +256,7 @@ def cut_out(jpeg: bytes, meta: dict) -> bytes:
     way (the box holds the face; the tile's body and edges stand out of it), the edge a little soft."""
     import cv2
 
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    image = _bgr(jpeg)
     opaque = np.zeros(image.shape[:2], np.float32)
     for tile in meta["tiles"]:
         if tile["role"] in HAND_ROLES:
@@ -262,21 +272,19 @@ def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
     boxes with it."""
     import cv2
 
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    image = _bgr(jpeg)
     height, width = image.shape[:2]
     size = (max(1, round(width * factor)), max(1, round(height * factor)))
     image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
     sx, sy = size[0] / width, size[1] / height
 
     small = boxes_moved(meta, size, lambda box: [box[0] * sx, box[1] * sy, box[2] * sx, box[3] * sy])
-    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes(), small
+    return _jpeg(image, 80), small
 
 
 def turned_a_quarter(jpeg: bytes, meta: dict, clockwise: bool) -> tuple[bytes, dict]:
     """The photo turned a quarter, its labelled boxes with it."""
-    import cv2
-
-    image = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_COLOR)
+    image = _bgr(jpeg)
     height, width = image.shape[:2]
 
     def box_turned(box: list[float]) -> list[float]:
@@ -285,7 +293,7 @@ def turned_a_quarter(jpeg: bytes, meta: dict, clockwise: bool) -> tuple[bytes, d
 
     turned = boxes_moved(meta, (height, width), box_turned)
     image = np.ascontiguousarray(np.rot90(image, 3 if clockwise else 1))
-    return cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 90])[1].tobytes(), turned
+    return _jpeg(image, 90), turned
 
 
 def boxes_moved(meta: dict, size: tuple[int, int], move: Callable[[list[float]], list[float]]) -> dict:
@@ -358,13 +366,6 @@ def read_a_hand(result) -> bool:
     return result.hand is not None and result.hand.get("winning_tile") is not None
 
 
-def judge(result, meta: dict, rules: str, tally: Tally) -> bool:
-    """Count the result in `tally`; whether it read the hand exactly."""
-    hand_ok, score_ok, failure = verdict(result, meta, rules)
-    tally.add(hand_ok, score_ok, failure)
-    return hand_ok
-
-
 def verdict(result, meta: dict, rules: str) -> tuple[bool, bool, str | None]:
     """Whether the result read the hand exactly, whether its score is exact, and why the hand is not."""
     truth = meta["hand"]
@@ -377,7 +378,8 @@ def verdict(result, meta: dict, rules: str) -> tuple[bool, bool, str | None]:
 
 
 # The photo pipeline's extra readings of a hand read unsurely or not at all: the DetectionSet
-# field each is asked for through (the level turn is read_photo's own, `turn_level`).
+# field each is asked for through (the turns are read_photo's own, `turn_level`: "level" leaves
+# out the quarter turns too).
 EXTRA_READINGS = {"other-size": "other_size", "balanced": "in_balanced_light", "unshaken": "unshaken",
                   "sharpened": "sharpened", "deglared": "deglared", "level": None}
 
@@ -414,15 +416,17 @@ def evaluate(scenes: list[Scene], rules: str, detector, desc: str,
         t0 = time.perf_counter()
         result = read_detections(truth, **kw)
         seconds = time.perf_counter() - t0
-        judge(result, scene.meta, rules, gt_all)
+        hand_ok, score_ok, failure = verdict(result, scene.meta, rules)
+        for tally in (gt_all, gt_complete) if scene.complete else (gt_all,):
+            tally.add(hand_ok, score_ok, failure)
         if scene.complete:
-            judge(result, scene.meta, rules, gt_complete)
             read_seconds.append(seconds)
         if detector is not None:
             found = pared(detector.detect_set(scene.jpeg), without)
-            # the boxes found here, and the detector itself for the photo turned level
+            # the boxes found here, and the detector itself for the photo turned, without the same readings
             result = read_photo(scene.jpeg, turn_level="level" not in without, **kw,
-                                detect=lambda image: found if image is scene.jpeg else detector.detect_set(image))
+                                detect=lambda image: found if image is scene.jpeg
+                                else pared(detector.detect_set(image), without))
             hand_ok, score_ok, failure = verdict(result, scene.meta, rules)
             for tally in (model, model_complete) if scene.complete else (model,):
                 tally.add(hand_ok, score_ok, failure)

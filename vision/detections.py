@@ -20,7 +20,8 @@ MELD_EXPOSED = "meld"  # box around one exposed chow/pung/kong
 KONG_CONCEALED = "kong_concealed"  # box around a concealed kong
 CLASS_NAMES: tuple[str, ...] = (*TILE_CODES, BACK, MELD_EXPOSED, KONG_CONCEALED)
 GROUP_CLASSES = frozenset({MELD_EXPOSED, KONG_CONCEALED})
-PLAYING_CODES = frozenset(c for c in TILE_CODES if not c.endswith("f"))
+FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
+PLAYING_CODES = frozenset(TILE_CODES) - FLOWER_CODES
 # A tile whose face could not be read (a box the classifier rejected, one read unsurely where no
 # reading wins, one under a reflection) may show a face its reading ranks low or not at all:
 # every playing code the reading does not list gets this share of the listed mass, so the hand
@@ -70,9 +71,11 @@ class DetectionSet:
     out a kept box the classifier doubted (`vision.pipeline`). A hand that reads from neither may
     be read from `other_size`: the same photo read by the detector at its other input size
     (`vision.detector.FINE_SCALE`), on demand; None where the detector has no other size.
-    A hand that reads unsurely in a warm or dim light may be read from `in_balanced_light`: the
-    same boxes read by the crop classifier with the photo's colours balanced, on demand; it gives
-    None where the tile faces are lit as the classifiers learnt them (`vision.detector.CAST`).
+    A hand that reads unsurely in a warm or dim light, or in a shadow, may be read from
+    `in_balanced_light`, on demand: where the tiles are unevenly lit (`vision.detector.UNEVEN`),
+    the photo lit evenly and read anew by the detector; else the same boxes read by the crop
+    classifier with the photo's colours balanced; None where the tile faces are lit evenly and
+    as the classifiers learnt them (`vision.detector.CAST`).
     One in a shaken photo may be read from `unshaken`: the same boxes read by the crop classifier
     with the shake undone, on demand; None where the tiles' part shows no clear shake
     (`vision.detector.SHAKE_CLEAR`). One in a blurred photo may be read from `sharpened`: the

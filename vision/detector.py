@@ -556,9 +556,7 @@ def face_gains(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 1
     within the tile boxes, scaled by kx, ky into `rgb`) to FACE_WHITE; all 1 without tile boxes."""
     import numpy as np
 
-    # Every other pixel each way: the percentile reads the same for a quarter of the work.
-    pixels = [rgb[max(0, round(y1)):round(y2):2, max(0, round(x1)):round(x2):2].reshape(-1, 3)
-              for x1, y1, x2, y2 in _tile_boxes(detections, kx, ky)]
+    pixels = [_face_pixels(rgb, box) for box in _tile_boxes(detections, kx, ky)]
     if sum(len(p) for p in pixels) == 0:
         return np.ones(3)
     bright = np.percentile(np.concatenate(pixels), FACE_PERCENTILE, axis=0)
@@ -572,10 +570,17 @@ def tile_lights(rgb: "np.ndarray", detections: Sequence[Detection], kx: float = 
     import numpy as np
 
     levels = []
-    for x1, y1, x2, y2 in _tile_boxes(detections, kx, ky):
-        pixels = rgb[max(0, round(y1)):round(y2):2, max(0, round(x1)):round(x2):2].reshape(-1, 3)
+    for box in _tile_boxes(detections, kx, ky):
+        pixels = _face_pixels(rgb, box)
         levels.append(np.percentile(pixels, FACE_PERCENTILE, axis=0) if len(pixels) else np.zeros(3))
     return np.array(levels).reshape(-1, 3)
+
+
+def _face_pixels(rgb: "np.ndarray", box: tuple[float, float, float, float]) -> "np.ndarray":
+    """The box's pixels (N x 3), every other one each way: a percentile reads the same for a
+    quarter of the work."""
+    x1, y1, x2, y2 = box
+    return rgb[max(0, round(y1)):round(y2):2, max(0, round(x1)):round(x2):2].reshape(-1, 3)
 
 
 def unevenly_lit(levels: "np.ndarray") -> bool:
@@ -1032,7 +1037,8 @@ class Detector:
     def detect_set(self, image: ImageInput) -> DetectionSet:
         """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them and
         readings of the photo changed, on demand: at the other input size (for a photo with the
-        pixels), with its colours balanced, with its shake undone, sharpened (see DetectionSet)."""
+        pixels), with its light balanced, with its shake undone, sharpened, with the tiles a
+        reflection washes out freed (see DetectionSet)."""
         self.load()
         # The reduced JPEG decode keeps both sides at least the model's input size: a large 4:3
         # or 16:9 photo keeps nearly all the pixels a second look at FINE_SCALE can use.
@@ -1041,8 +1047,8 @@ class Detector:
 
     def _found_in(self, rgb: "np.ndarray", width: int, height: int, read_again: bool) -> DetectionSet:
         """The checked boxes of `rgb`, decoded from a `width` x `height` photo; `read_again`:
-        with the readings of the photo at the other input size, in balanced light, unshaken and
-        sharpened on demand."""
+        with the readings of the photo at the other input size, in balanced light, unshaken,
+        sharpened and deglared on demand."""
         detections, fit = self._boxes_at(rgb, width, height, self.imgsz)
         upright = self.hand_photo or looks_like_a_hand(detections, fit)
         fine = round(self.imgsz * FINE_SCALE)

@@ -25,10 +25,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, TILE_CODES, Detection
+from vision.detections import BACK, FLOWER_CODES, KONG_CONCEALED, MELD_EXPOSED, Detection
 from vision.photo_errors import PhotoError
-
-FLOWER_CODES = frozenset(c for c in TILE_CODES if c.endswith("f"))
 
 # Geometry thresholds, in tile sizes so they hold at any scale.
 # Neighbours further apart than this (in the wider box's widths: a tile cut off by the photo's edge
@@ -451,6 +449,11 @@ def _in_line(t: Detection, a: Detection, b: Detection) -> bool:
     return off <= IN_LINE * (a.height + b.height) / 2
 
 
+def _level_with(a: Detection, b: Detection) -> bool:
+    """The two tiles' centres lie IN_LINE of their mean height apart or less, as neighbours in a row do."""
+    return abs(a.center[1] - b.center[1]) <= IN_LINE * (a.height + b.height) / 2
+
+
 def _horizontal_gap(a: Detection, b: Detection) -> float:
     return max(b.box[0] - a.box[2], a.box[0] - b.box[2])
 
@@ -527,15 +530,14 @@ def _stack_links(tiles: Sequence[Detection], indices: list[int]) -> set[tuple[in
         reach = SPLIT_GAP * t.width
         near = [c for c in by_x[bisect.bisect_left(xs, t.center[0] - 2 * t.width) : bisect.bisect_right(xs, t.center[0] + 2 * t.width)]
                 if abs(tiles[c].center[1] - t.center[1]) < t.height]
-        in_line = {c for c in near if c != m and _horizontal_gap(t, tiles[c]) <= reach
-                   and abs(tiles[c].center[1] - t.center[1]) <= IN_LINE * (tiles[c].height + t.height) / 2}
+        in_line = {c for c in near if c != m and _horizontal_gap(t, tiles[c]) <= reach and _level_with(t, tiles[c])}
         left = [a for a in near if tiles[a].center[0] < t.center[0] and t.box[0] - tiles[a].box[2] <= reach]
         right = [b for b in near if tiles[b].center[0] > t.center[0] and tiles[b].box[0] - t.box[2] <= reach]
         for a in left:
             for b in right:
                 ta, tb = tiles[a], tiles[b]
                 if (not in_line - {a, b} and tb.box[0] - ta.box[2] >= HOLE * max(ta.width, tb.width)
-                        and abs(ta.center[1] - tb.center[1]) <= IN_LINE * (ta.height + tb.height) / 2
+                        and _level_with(ta, tb)
                         and _raised(ta, t, tb)
                         and (_faces_of(tiles, [a, m, b]) == STACKED_KONG_FACES or one_code(tiles, [a, m, b]))):
                     links |= {(a, m), (m, b)}
@@ -1021,7 +1023,7 @@ def _shows_stacked_kong(tiles: Sequence[Detection], run: Sequence[int], reversed
             and _middle_raised(tiles, run, reversed_view))
 
 
-def _middle_raised(tiles: Sequence[Detection], run: Sequence[int], reversed_view: bool | None = None) -> bool:
+def _middle_raised(tiles: Sequence[Detection], run: Sequence[int], reversed_view: bool | None) -> bool:
     a, m, b = sorted((tiles[i] for i in run), key=lambda t: t.center[0])
     return _raised(a, m, b, reversed_view)
 

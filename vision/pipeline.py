@@ -19,10 +19,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import BACK, CLASS_NAMES, Detection, DetectionSet, median_short_side, with_any_face
-from vision.grouping import FLOWER_CODES, Layout, concealed_count, group_tiles, iou, meld_codes, one_code, row_tilt
+from vision.detections import (BACK, CLASS_NAMES, FLOWER_CODES, PLAYING_CODES, Detection, DetectionSet, median_short_side,
+                               with_any_face)
+from vision.grouping import Layout, concealed_count, group_tiles, iou, meld_codes, one_code, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
-from vision.reader import (PLAYING_CODES, UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
+from vision.reader import (UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
                            four_tile_runs_that_are_no_kong, orient, playing_tiles_among_the_flowers, read_hand,
                            stacked_kongs_named, stacked_kongs_seen)
 
@@ -52,6 +53,8 @@ DOUBTFUL_SCORE = 0.05
 # A hand that does not read surely (no winning reading, or one below UNSURE_BELOW confidence) is
 # read again from a changed copy of the photo where one would help, and the new reading kept
 # where it wins more surely:
+#  * tiles lit unevenly (vision.detector.UNEVEN: a shadow over part of the hand): the photo lit
+#    evenly and read anew, a detector pass (the measurements at vision.detector.evenly_lit);
 #  * tile faces lit far from the classifiers' training renders (vision.detector.CAST): the same
 #    boxes read again with the photo's colours balanced, a crop classifier pass. The complete
 #    photos of bench_photo's first 100 / 60 (seed 2026000 / 2026001; 76 held-out art, 44 real
@@ -185,8 +188,10 @@ class GroupResult:
 
     @property
     def label(self) -> str:
-        if self.kind in ("concealed", "winning", "flowers"):
-            return {"concealed": "concealed", "winning": "winning tile", "flowers": "flowers"}[self.kind]
+        if self.kind in ("concealed", "flowers"):
+            return self.kind
+        if self.kind == "winning":
+            return "winning tile"
         return f"{'concealed' if self.concealed else 'exposed'} {self.kind}" + ", stacked" * self.stacked
 
     def to_json(self) -> dict:
@@ -253,7 +258,8 @@ def read_photo(
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
     the photos turned level and a quarter). `flowers` names the winner's flowers when the photo
     cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
-    win, whose rows run askew, again from the photo turned level (MIN_TILT), and a photo whose rows
+    win, whose rows run askew (MIN_TILT), or that wins unsurely, whose rows run steeply askew
+    (STEEP_TILT), again from the photo turned level, and a photo whose rows
     run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises
     PhotoError (bad_input) for an unreadable image, a missing model or bad options. The warnings
     advise in `mjlens photo`'s terms: its --winning-tile, --kong and --flowers are `winning_tile`,
@@ -326,8 +332,8 @@ def _read_quarter_turned(image: Any, detect: Detect | None, request: ReadingRequ
 
 def _read_changed_copies(image: Any, detect: Detect | None, found: DetectionSet, request: ReadingRequest,
                          first: PhotoResult, turn_level: bool) -> PhotoResult:
-    """`first`, or a reading of the photo changed where it looks at fault (a colour cast, shake,
-    blur, rows askew) that wins more surely."""
+    """`first`, or a reading of the photo changed where it looks at fault (a colour cast or uneven
+    light, shake, blur, a reflection, rows askew) that wins more surely."""
     result = _read_again(found.in_balanced_light, request, first, "the tile faces were far from white or unevenly "
                          "lit (a warm or dim light, a shadow): read with the light balanced", "the tile faces look "
                          "far from white or unevenly lit (a warm or dim light, a shadow): a photo in daylight or "
@@ -463,7 +469,7 @@ def _read_again(changed: Callable[[], DetectionSet | None] | None, request: Read
     if found is None:
         return first
     result = _read_found(found, request)
-    if _failed(result) or (not _failed(first) and result.confidence <= first.confidence):
+    if not _wins_more_surely(result, first):
         first.warnings.append(retake)
         return first
     result.warnings.append(warning)
@@ -483,7 +489,7 @@ def _read_level(image: Any, tilt: float, detect: Detect | None, request: Reading
     level, turn = turned(rgb, tilt)
     # Read at one input size: the other would cost a third detector pass.
     result = _read_found(replace(_run_detector(level, detect), other_size=None), request)
-    if _failed(result) or (not _failed(first) and result.confidence <= first.confidence):
+    if not _wins_more_surely(result, first):
         return first
     _put_back(result, cv2.invertAffineTransform(turn), rgb.shape[:2], size)
     result.warnings.append(f"the rows ran {abs(tilt):.0f} degrees askew: read with the photo turned level")
@@ -692,8 +698,12 @@ def _is_probability(value: Any) -> bool:
 
 def _failed(result: PhotoResult) -> bool:
     """Whether no reading of the tiles won (a hand below the rule set's minimum did win)."""
-    error = result.error
-    return error is not None and error.kind != "bad_input" and error.code != "below_minimum"
+    return result.error is not None and result.error.code != "below_minimum"
+
+
+def _wins_more_surely(result: PhotoResult, first: PhotoResult) -> bool:
+    """Whether `result` wins, and `first` does not or less surely."""
+    return not _failed(result) and (_failed(first) or result.confidence > first.confidence)
 
 
 def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingRequest) -> PhotoResult:
@@ -792,7 +802,7 @@ def _read_found(found: DetectionSet, request: ReadingRequest) -> PhotoResult:
 
 
 def _read(detections: Sequence[Detection], request: ReadingRequest,
-          on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None = None) -> PhotoResult:
+          on_a_tile: Callable[[Sequence[Detection]], Sequence[float]] | None) -> PhotoResult:
     try:
         layout = orient(group_tiles(detections), request.winning_tile)
         layout = stacked_kongs_seen(stacked_kongs_named(four_tile_runs_that_are_no_kong(
@@ -902,10 +912,7 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
         probs = dict(tile.alternatives) if tile.alternatives else {tile.code: tile.confidence}
         # A face-down kong tile takes the kong's code; its confidence stays that of "back".
         confidence = probs[code] / sum(probs.values()) if code in probs else tile.confidence
-        result.tiles[i] = TileResult(
-            code, tile.detected, tile.box, confidence, tile.alternatives,
-            tile.role, tile.group, i in uncertain,
-        )
+        result.tiles[i] = replace(tile, code=code, confidence=confidence, uncertain=i in uncertain)
     # A winning tile chosen by the reader (none was set apart) moves out of the concealed row.
     if layout.winning is None and best.winning >= 0:
         _move_to_winning(result, best.winning)
@@ -951,14 +958,9 @@ def _apply_reading(result: PhotoResult, layout: Layout, reading: HandReading) ->
 def _move_to_winning(result: PhotoResult, winning: int) -> None:
     concealed_group = result.tiles[winning].group
     row = result.groups[concealed_group]
-    result.groups[concealed_group] = GroupResult(
-        row.kind, True, tuple(i for i in row.tiles if i != winning)
-    )
+    result.groups[concealed_group] = replace(row, tiles=tuple(i for i in row.tiles if i != winning))
     result.groups.append(GroupResult("winning", True, (winning,)))
-    t = result.tiles[winning]
-    result.tiles[winning] = TileResult(
-        t.code, t.detected, t.box, t.confidence, t.alternatives, "winning", len(result.groups) - 1, t.uncertain
-    )
+    result.tiles[winning] = replace(result.tiles[winning], role="winning", group=len(result.groups) - 1)
 
 
 def _fan_tile_indices(fan: Mapping[str, Any], result: PhotoResult) -> list[int]:

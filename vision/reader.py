@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from scoring import Meld, ScoringError, get_ruleset, score_json
-from vision.detections import BACK, PLAYING_CODES, TILE_CODES, Detection
-from vision.grouping import FLOWER_CODES, Layout, MeldLayout, concealed_count, meld_codes, one_code, standing_excess
+from vision.detections import BACK, FLOWER_CODES, PLAYING_CODES, TILE_CODES, Detection
+from vision.grouping import Layout, MeldLayout, concealed_count, meld_codes, one_code, standing_excess
 from vision.photo_errors import PhotoError
 
 PLAYING_ORDER = {c: n for n, c in enumerate(TILE_CODES)}  # suits in order, then honours
@@ -46,7 +46,7 @@ CLOSE_RUNNER_UP = 0.2  # a runner-up at least this probable relative to the best
 # where it may: enough to cover the likely ones (a doubtful flower has two or three), few enough to
 # cost about a millisecond.
 FLOWER_READINGS = 12
-MAX_TRIED = 600  # readings checked by the scorer before giving up on a winning one
+MAX_TRIED = 600  # readings enumerated (most never reach the scorer) before giving up on a winning one
 FARTHEST = 1e-4  # readings less probable than this, relative to the most probable, are not tried
 # A tile at the player's left end of the concealed row whose centre lies this many tile widths
 # from its neighbour's is set apart from the row (touching tiles: about one width).
@@ -54,7 +54,7 @@ FLOWER_APART = 1.6
 # Past the row's right end, a tile read as a flower this many tile widths beyond the last one
 # still belongs to the row; and the last of the row lies apart (the winning tile) when its centre
 # is this many widths from its neighbour's.
-WINNING_REACH = 2.0
+FLOWER_IN_ROW_REACH = 2.0
 WINNING_APART = 1.3
 
 
@@ -468,8 +468,8 @@ def _score_reading(
     context: Mapping[str, object] | None,
     rules: str,
     options: Mapping[str, object] | None,
-    unseen_winner: bool = False,
-    unseen_flowers: tuple[str, ...] = (),
+    unseen_winner: bool,
+    unseen_flowers: tuple[str, ...],
 ) -> Reading:
     """Score the reading with its winning tile: the code given, when `unseen_winner` says that
     tile is not in the photo; else the set-apart tile; else a concealed tile of the code given;
@@ -528,10 +528,8 @@ def orient(layout: Layout, winning_tile: str | None = None) -> Layout:
     if layout.reversed_view:
         image.reverse()  # now left to right in the photo
     # read from the row's other end: the player sits on our side after all, or across the table
-    if layout.reversed_view:
-        turned = replace(layout, concealed=tuple(image[:-1]), winning=image[-1], reversed_view=False)
-    else:
-        turned = replace(layout, concealed=tuple(image[:0:-1]), winning=image[0], reversed_view=True)
+    turned = replace(layout, concealed=(layout.winning,) + layout.concealed[:0:-1], winning=layout.concealed[0],
+                     reversed_view=not layout.reversed_view)
     start, taken = (layout.tiles[i].code for i in (layout.concealed[0], layout.winning))
     if taken == winning_tile:
         return layout
@@ -617,7 +615,7 @@ def flowers_in_the_row(layout: Layout) -> Layout:
     else:
         inside, end = [], span
         for i in candidates:
-            if along(i) - end > WINNING_REACH * width:
+            if along(i) - end > FLOWER_IN_ROW_REACH * width:
                 break
             inside.append(i)
             end = max(end, along(i))
@@ -791,7 +789,7 @@ def _clear_order(order: list[int]) -> tuple[bool, bool]:
 
 def _hand_dict(
     layout: Layout, codes: Mapping[int, str], winning: int | None, context: Mapping[str, object] | None,
-    unseen_flowers: tuple[str, ...] = (),
+    unseen_flowers: tuple[str, ...],
 ) -> dict:
     """The JSON hand; with `winning` None (not known) the winning tile is left out. The flowers are
     those in the photo and `unseen_flowers`, named by the caller but not seen."""

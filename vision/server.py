@@ -262,7 +262,6 @@ def preview_data_url(rgb: "np.ndarray") -> str:
 _PIPELINE_INPUT_ERRORS: dict[str, tuple[int, str]] = {
     "unreadable_image": (422, "corrupt_image"),
     "not_an_image": (415, "not_an_image"),
-    "empty_file": (415, "not_an_image"),
     "image_too_large": (413, "too_many_pixels"),
     "image_too_small": (422, "image_too_small"),
 }
@@ -286,8 +285,8 @@ def _rule_sets() -> list[dict[str, str]]:
     """The registered rule sets with their titles, for the page's chooser."""
     from scoring.rules import available_rulesets, get_ruleset
 
-    return [{"name": name, "title": get_ruleset(name).title, "unit": get_ruleset(name).unit,
-             "options": _options_of(get_ruleset(name))} for name in available_rulesets()]
+    rule_sets = [get_ruleset(name) for name in available_rulesets()]
+    return [{"name": r.name, "title": r.title, "unit": r.unit, "options": _options_of(r)} for r in rule_sets]
 
 
 def _options_of(ruleset) -> list[dict]:
