@@ -322,10 +322,16 @@ def test_a_jpeg_damaged_in_its_scan_data_is_refused_not_read(tmp_path):
     path = tmp_path / "damaged.jpg"
     path.write_bytes(damaged_in_the_middle(buffer.getvalue()))
     Image.open(path).load()  # Pillow says nothing
-    for source in (path, path.read_bytes()):
+    data = path.read_bytes()
+    # Also as the caller's own PIL image, read or not, from its file or from memory.
+    loaded = Image.open(path)
+    loaded.load()
+    for source in (path, data, bytearray(data), Image.open(path), loaded, Image.open(io.BytesIO(data))):
         with pytest.raises(DetectorError) as info:
             load_image(source)
         assert info.value.code == "unreadable_image" and "JPEG data is damaged (Corrupt JPEG data" in str(info.value)
+        assert len(str(info.value)) < 200 + len(str(path))  # bytes are named, not shown
+    assert load_image(Image.open(io.BytesIO(buffer.getvalue())))[0].shape == (300, 400, 3)  # a whole one reads
 
 
 def test_bytes_some_cameras_pad_before_the_jpeg_end_marker_are_no_damage():

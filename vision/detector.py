@@ -210,9 +210,12 @@ def load_image(source: ImageInput, draft_size: int | None = None) -> tuple["np.n
 
     if isinstance(source, np.ndarray):
         return _array_to_rgb(source), (source.shape[1], source.shape[0])
-    own = isinstance(source, Image.Image)
+    if isinstance(source, Image.Image):  # the caller's own, perhaps changed: its pixels, its file only checked
+        if (data := _jpeg_file_behind(source)) is not None and (damage := jpeg_damage(data)):
+            raise _damaged("the image", damage)
+        return _pixels(source, None, "the image", draft_size)
     with _opened(source) as img:
-        return _pixels(img, None if own else source, "the image" if own else _source_name(source), draft_size)
+        return _pixels(img, source, _source_name(source), draft_size)
 
 
 def _pixels(img: "Image.Image", source: str | Path | bytes | None, name: str,
@@ -228,8 +231,7 @@ def _pixels(img: "Image.Image", source: str | Path | bytes | None, name: str,
         scale = _draft_scale(img.size, draft_size)
         decoded, damage = _strict_jpeg(_bytes_of(source), -(-img.size[0] // scale), -(-img.size[1] // scale))
         if damage:
-            raise DetectorError("unreadable_image", f"{name}: the JPEG data is damaged ({damage}), so part of "
-                                                    "the picture would read as garbage: copy or take the photo again")
+            raise _damaged(name, damage)
     try:
         width, height = upright_size(img)
         if decoded is not None:
@@ -246,6 +248,22 @@ def _pixels(img: "Image.Image", source: str | Path | bytes | None, name: str,
     except (OSError, ValueError, SyntaxError) as exc:
         raise _unreadable(name, exc) from exc
     return pixels, (width, height)
+
+
+def _damaged(name: str, damage: str) -> DetectorError:
+    return DetectorError("unreadable_image", f"{name}: the JPEG data is damaged ({damage}), so part of the "
+                                             "picture would read as garbage: copy or take the photo again")
+
+
+def _jpeg_file_behind(img: "Image.Image") -> bytes | None:
+    """The JPEG file a PIL image was opened from, where it can still be read (a path, or bytes in
+    memory), else None: Pillow decodes damaged data without a word, whoever opened it."""
+    if img.format not in ("JPEG", "MPO"):
+        return None
+    if isinstance(getattr(img, "fp", None), io.BytesIO):
+        return img.fp.getvalue()
+    filename = getattr(img, "filename", "")
+    return Path(filename).read_bytes() if filename and Path(filename).is_file() else None
 
 
 def _draft_scale(size: tuple[int, int], draft_size: int | None) -> int:
@@ -380,8 +398,8 @@ def register_phone_formats() -> None:
     register_heif_opener()
 
 
-def _source_name(source: str | Path | bytes) -> str:
-    return "the image data" if isinstance(source, bytes) else str(source)
+def _source_name(source: str | Path | bytes | bytearray | memoryview) -> str:
+    return "the image data" if isinstance(source, (bytes, bytearray, memoryview)) else str(source)
 
 
 # How the image formats a phone or camera saves begin: a file that begins so but that Pillow cannot
