@@ -289,6 +289,34 @@ def test_the_sample_taken_askew_reads_as_taken_straight(tmp_path, capsys):
 
 
 @needs_trained_model
+@pytest.mark.parametrize("canvas, place", [((4000, 3000), "corner"), ((6000, 960), "middle")])
+def test_a_hand_small_in_a_large_photo_is_found_in_its_parts_and_read(tmp_path, capsys, canvas, place):
+    """The sample at 0.6 of its size in a corner of a 4000 x 3000 photo, or in a panorama: at the
+    detector's input its tiles are a few pixels across and none is found in the whole."""
+    import numpy as np
+
+    facts = json.loads(SAMPLE_FACTS.read_text())
+    hand = Image.open(SAMPLE_IMAGE).convert("RGB")
+    hand = hand.resize((round(hand.width * 0.6), round(hand.height * 0.6)), Image.Resampling.LANCZOS)
+    felt = np.random.default_rng(7).normal((40, 100, 60), 6, (canvas[1], canvas[0], 3)).clip(0, 255)
+    photo = Image.fromarray(felt.astype(np.uint8))
+    left, top = (canvas[0] - hand.width - 40, canvas[1] - hand.height - 40) if place == "corner" else (
+        (canvas[0] - hand.width) // 2, (canvas[1] - hand.height) // 2)
+    photo.paste(hand, (left, top))
+    path = tmp_path / "far.jpg"
+    photo.save(path, quality=90)
+    exit_code, out, _ = run_cli(capsys, str(path), *facts["photo_args"], "--json")
+    result = json.loads(out)
+    assert exit_code == 0
+    assert result["hand"]["concealed"] == facts["hand"]["concealed"]
+    assert result["hand"]["winning_tile"] == facts["hand"]["winning_tile"]
+    assert any(w.startswith("the hand is small in a large photo") for w in result["warnings"])
+    # boxes on the photo, where the hand lies
+    assert all(left - 5 <= x1 < x2 <= left + hand.width + 5 and top - 5 <= y1 < y2 <= top + hand.height + 5
+               for x1, y1, x2, y2 in (t["box"] for t in result["tiles"]))
+
+
+@needs_trained_model
 @pytest.mark.parametrize("turn", ["ROTATE_90", "ROTATE_270"])
 def test_the_sample_saved_turned_a_quarter_reads_as_taken_straight(tmp_path, capsys, turn):
     """A phone held flat over the table that recorded the wrong way up: the photo is read turned back."""

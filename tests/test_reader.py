@@ -1306,3 +1306,13 @@ def test_the_failures_taken_as_blind_to_the_winning_tile_are(rules):
         assert len(verdicts) == 1, (rules, standing, hand["melds"])
         outcomes[verdicts.pop()] += 1
     assert outcomes[True] > 30 and outcomes[False] > 30  # both kinds of hand were tried
+
+
+def test_a_large_photos_parts_overlap_and_reach_every_edge():
+    from vision.pipeline import PART_SIDE, PART_STEP, _parts
+
+    parts = list(_parts(np.zeros((1000, 3000, 3), np.uint8)))
+    xs = [x for x, _, _ in parts]
+    assert all(y == 0 and part.shape[:2] == (1000, PART_SIDE) for _, y, part in parts)  # the photo's own height
+    assert xs[0] == 0 and xs[-1] + PART_SIDE == 3000 and all(0 < b - a <= PART_STEP for a, b in zip(xs, xs[1:]))
+    assert [(x, y) for x, y, _ in _parts(np.zeros((2000, 1300, 3), np.uint8))] == [(0, 0), (20, 0), (0, 720), (20, 720)]
