@@ -63,8 +63,9 @@ def test_with_json_the_option_parsers_refusals_are_json_too(capsys, argv, messag
     result = json.loads(out)
     assert exit_.value.code == 2 and err.startswith("usage: ") and not result["ok"]
     assert result["error"]["code"] == "bad_argument" and result["error"]["message"].startswith(message)
-    if argv[0] in ("photo", "demo"):  # the object of every mjlens photo outcome
+    if argv[0] in ("photo", "demo"):  # the object of every mjlens photo outcome, laid out as every other
         assert result["error"]["kind"] == "bad_input" and set(result) >= {"tiles", "groups", "hand", "score"}
+        assert out == json.dumps(result, ensure_ascii=False, indent=1) + "\n"
 
 
 def test_with_json_an_unwritable_demo_image_is_json_and_without_it_a_line(capsys):

@@ -38,9 +38,10 @@ def _json_error(code: str, message: str) -> dict:
     return {"ok": False, "error": {"code": code, "message": message}}
 
 
-def _json_usage_error(parser: argparse.ArgumentParser, as_json: Callable[[str, str], dict], message: str) -> NoReturn:
+def _json_usage_error(parser: argparse.ArgumentParser, as_json: Callable[[str, str], dict], indent: int | None,
+                      message: str) -> NoReturn:
     parser.print_usage(sys.stderr)
-    print(json.dumps(as_json("bad_argument", message), ensure_ascii=False))
+    print(json.dumps(as_json("bad_argument", message), ensure_ascii=False, indent=indent))
     sys.exit(2)  # as argparse exits on a usage error
 
 
@@ -64,8 +65,9 @@ def main(argv: list[str] | None = None) -> int:
             sp.set_defaults(_run=module.run)
             # --json promises JSON for every outcome, the parsers' refusals included
             if "--json" in argv and "--json" in sp._option_string_actions:
-                sp.error = parser.error = functools.partial(_json_usage_error, sp, getattr(module, "json_error",
-                                                                                           _json_error))
+                # in the subcommand's own JSON and layout
+                sp.error = parser.error = functools.partial(_json_usage_error, sp, getattr(module, "json_error", _json_error),
+                                                            getattr(module, "JSON_INDENT", None))
         else:
             sub.add_parser(name, help=_load(name).HELP if chosen is None else None)
     args = parser.parse_args(argv)

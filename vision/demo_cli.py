@@ -14,7 +14,7 @@ from pathlib import Path
 
 from scoring.cli import fail
 from vision.annotate import output_problem
-from vision.photo_cli import add_context_arguments, json_error, run_on  # noqa: F401 (json_error: vision.cli)
+from vision.photo_cli import JSON_INDENT, add_context_arguments, json_error, run_on  # noqa: F401 (vision.cli's)
 
 HELP = "read and score the bundled sample photo, and write the annotated image"
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"

@@ -81,6 +81,9 @@ def _flower_list(text: str) -> tuple[str, ...]:
     return codes
 
 
+JSON_INDENT = 1
+
+
 def json_error(code: str, message: str) -> dict:
     """The --json object of bad input found before the photo is read (the option parser's)."""
     from vision.pipeline import PhotoResult
@@ -132,11 +135,11 @@ def run_on(image, args: argparse.Namespace, prog: str = PROG) -> int:
                 raise PhotoError("bad_input", "write_failed", f"cannot write {args.annotate}: {exc}") from exc
     except PhotoError as exc:
         if args.json:
-            print(json.dumps(PhotoResult(error=exc).to_json(), ensure_ascii=False, indent=1))
+            print(json.dumps(PhotoResult(error=exc).to_json(), ensure_ascii=False, indent=JSON_INDENT))
             return exc.exit_code
         return fail(prog, exc.code, exc.message, exc.exit_code)
     if args.json:
-        print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=JSON_INDENT))
     else:
         print(format_result(result, args.rules, args.option))
         if args.annotate:
