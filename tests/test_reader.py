@@ -348,6 +348,18 @@ def test_a_hand_with_a_tile_cut_off_by_the_photos_edge_is_not_read_from_changed_
     assert result.error.code == "tile_count" and "cut off" in result.error.message and tried == [1]
 
 
+def test_several_players_rows_are_not_read_from_changed_copies_nor_told_to_retake():
+    """No shake undone or light balanced makes one hand of several; its retake advice would blame them."""
+    def unwanted():
+        raise AssertionError("a changed copy read though the photo shows several players' rows")
+
+    rows = [d for y in (50, 400, 750) for d in row_detections(RowSpec(CONCEALED + ["1z"], origin=(100, y)))]
+    found = DetectionSet(tuple(rows), in_balanced_light=unwanted, unshaken=unwanted, sharpened=unwanted,
+                         deglared=unwanted)
+    result = read_photo(_blank_photo(), rules=RULES, detect=lambda _: found, turn_level=False)
+    assert result.error.code == "several_hands" and result.warnings == []
+
+
 CHANGED_COPIES = [("in_balanced_light", "light balanced", "under a white lamp"),
                   ("unshaken", "shake undone", "hold the phone still"),
                   ("sharpened", "photo sharpened", "let the phone focus"),

@@ -312,9 +312,10 @@ def _read_as_found(image: Any, detect: Detect | None, found: DetectionSet, reque
                    turn_level: bool, size: Callable[[], tuple[int, int]]) -> PhotoResult:
     """The reading of `found`, the detector's boxes of `image`, or of a changed copy of the photo."""
     result = _read_found(found, request)
-    # No changed copy of the photo brings back a tile outside it. (The other input size, tried in
-    # _read_found, may still find a tile the detector missed elsewhere in the photo.)
-    if not _cut_off(result, size):
+    # No changed copy of the photo brings back a tile outside it, nor makes one hand of several
+    # players' rows (whose retake advice would blame a shake or the light). (The other input size,
+    # tried in _read_found, may still find a tile the detector missed elsewhere in the photo.)
+    if not _cut_off(result, size) and not (result.error and result.error.code == "several_hands"):
         result = _read_changed_copies(image, detect, found, request, result, turn_level)
     return result
 
