@@ -1001,6 +1001,14 @@ def test_a_named_winning_tile_corrects_a_misread_tile_set_apart_though_the_row_h
     assert sorted(result.hand["concealed"]) == sorted(concealed)
 
 
+def test_no_tile_set_apart_is_not_told_where_any_of_the_hands_tiles_would_score_the_same():
+    # Seven pairs: whichever tile won, 七对 and 五门齐 (no wait fan counts beside 七对)
+    pairs = ["8m", "8m", "6p", "6p", "9p", "9p", "4s", "4s", "8s", "8s", "1z", "1z", "5z", "5z"]
+    result = read_detections(row_detections(RowSpec(pairs)), rules=RULES)
+    assert result.error is None and result.score["total"] == 30
+    assert not any("no tile was set apart" in w for w in result.warnings)
+
+
 def test_no_tile_set_apart_assumes_the_best_winning_tile_and_says_so():
     row = row_detections(RowSpec(CONCEALED + ["7z"]))
     result = read_detections(row, rules=RULES)

@@ -184,7 +184,8 @@ def read_hand(
         first = _score_reading(layout, top_codes, top_prob, winning_tile, context, rules, options, unseen_winner,
                                unseen_flowers)
     chosen = best or first
-    if layout.winning is None and winning_tile is None:
+    if layout.winning is None and winning_tile is None and _winning_tile_decides(chosen.hand, chosen.score, rules,
+                                                                                   options):
         warnings.append(
             f"no tile was set apart as the winning tile; took {chosen.hand['winning_tile']}: "
             "give the right one with --winning-tile"
@@ -809,6 +810,23 @@ def _hand_dict(
     }
     hand.update(context or {})
     return hand
+
+
+def _winning_tile_decides(hand: Mapping[str, Any], score: Mapping[str, object], rules: str,
+                          options: Mapping[str, object] | None) -> bool:
+    """Whether another of the hand's tiles as its winning tile would score otherwise (fans or
+    total), or the hand does not win: only then is a winning tile the photo does not set apart
+    worth a word."""
+    if not _is_winning(score):
+        return True
+    tiles = [*hand["concealed"], hand["winning_tile"]]
+    for code in set(tiles) - {hand["winning_tile"]}:
+        concealed = list(tiles)
+        concealed.remove(code)
+        other = score_json({**hand, "concealed": concealed, "winning_tile": code}, rules=rules, options=options)
+        if _is_winning(other) and _score_key(other) != _score_key(score):
+            return True
+    return False
 
 
 def _is_winning(score: Mapping[str, object]) -> bool:
