@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             # --json promises JSON for every outcome, the parsers' refusals included
             if "--json" in argv and "--json" in sp._option_string_actions:
                 # in the subcommand's own JSON and layout
-                sp.error = parser.error = functools.partial(_json_usage_error, sp, getattr(module, "json_error", _json_error),
+                as_json = getattr(module, "json_error", _json_error)
+                sp.error = parser.error = functools.partial(_json_usage_error, sp, as_json,
                                                             getattr(module, "JSON_INDENT", None))
         else:
             sub.add_parser(name, help=_load(name).HELP if chosen is None else None)

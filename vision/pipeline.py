@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from vision.detections import (BACK, CLASS_NAMES, FLOWER_CODES, PLAYING_CODES, Detection, DetectionSet, median_short_side,
-                               with_any_face)
+from vision.detections import (BACK, CLASS_NAMES, FLOWER_CODES, PLAYING_CODES, Detection, DetectionSet,
+                               median_short_side, with_any_face)
 from vision.grouping import Layout, concealed_count, group_tiles, iou, meld_codes, one_code, row_tilt
 from vision.photo_errors import EXIT_SCORED, PhotoError
 from vision.reader import (UNCERTAIN_BELOW, HandReading, flowers_in_the_row, flowers_set_apart,
@@ -270,12 +270,13 @@ def read_photo(
 
     `context`: win flags a photo cannot show (keys of CONTEXT_DEFAULTS). `detect` replaces the
     shipped ONNX detector (any callable image -> detections or a DetectionSet; it is also given
-    the photos turned level and a quarter, and parts of a large photo). `flowers` names the winner's flowers when the photo
-    cannot tell which (or does not show them all). `turn_level`: read a hand that no reading makes
-    win, whose rows run askew (MIN_TILT), or that wins unsurely, whose rows run steeply askew
-    (STEEP_TILT), again from the photo turned level, and a photo whose rows
-    run up it, or whose boxes look like sideways tiles', turned a quarter (QUARTER_TILT). Raises
-    PhotoError (bad_input) for an unreadable image, a missing model or bad options. The warnings
+    the photos turned level and a quarter, and parts of a large photo). `flowers` names the
+    winner's flowers when the photo cannot tell which (or does not show them all). `turn_level`:
+    read a hand that no reading makes win, whose rows run askew (MIN_TILT), or that wins unsurely,
+    whose rows run steeply askew (STEEP_TILT), again from the photo turned level, and a photo
+    whose rows run up it, or whose boxes look like sideways tiles', turned a quarter
+    (QUARTER_TILT). Raises PhotoError (bad_input) for an unreadable image, a missing model or bad
+    options. The warnings
     advise in `mjlens photo`'s terms: its --winning-tile, --kong and --flowers are `winning_tile`,
     `kong_codes` and `flowers` here.
     """
@@ -293,7 +294,7 @@ def read_photo(
         if turn_level and _failed(result) and _boxes_look_sideways(found):
             turned = _read_quarter_turned(image, detect, request)
             result = result if _failed(turned) else turned
-        if _failed(result) and sum(d.is_tile for d in found.kept) < HAND_PART_TILES:
+        if _failed(result) and sum(d.is_tile for d in found.kept) < HAND_PART_TILES and max(size()) > PART_SIDE:
             result = _read_in_parts(image, detect, request, result)
     _explain(result, request, size)
     _note_other_frames(result, image)
@@ -333,8 +334,6 @@ def _read_in_parts(image: Any, detect: Detect | None, request: ReadingRequest, f
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None
     h, w = rgb.shape[:2]
-    if max(h, w) <= PART_SIDE:
-        return first
     scale = min(1.0, PART_SIDE * MAX_PARTS_ALONG / max(h, w))
     searched = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else rgb
     boxes = [box for x, y, part in _parts(searched)
