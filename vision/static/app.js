@@ -143,7 +143,7 @@ async function apiJson(response) {
   }
 }
 
-function networkMessage(err, retry = "the next change tries again") {
+function networkMessage(err, retry) {
   if (err.answered) return `${err.message[0].toUpperCase()}${err.message.slice(1)}.`;
   if (err.name === "TimeoutError") return `The server took too long to answer; ${retry}.`;
   return `Could not reach the server (is it still running, and this device online?); ${retry}.`;
@@ -461,14 +461,10 @@ async function rescore(attempt = 0) {
     }
   } catch (err) {
     if (seq !== state.scoreSeq) return;
-    if (err.answered) {
-      showScore({ ok: false, error: { code: "network", message: networkMessage(err) } });
-      return;
-    }
     const wait = Math.min(RETRY_MS * 2 ** attempt, SCORE_TIMEOUT_MS);
     const message = networkMessage(err, `trying again in ${Math.round(wait / 1000)} s`);
     showScore({ ok: false, error: { code: "network", message } });
-    setTimeout(() => { if (seq === state.scoreSeq) rescore(attempt + 1); }, wait);
+    if (!err.answered) setTimeout(() => { if (seq === state.scoreSeq) rescore(attempt + 1); }, wait);
   }
 }
 
