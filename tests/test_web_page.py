@@ -469,14 +469,23 @@ def test_a_photo_that_cannot_be_read_clears_the_previous_hand(page, winning_read
         expect(page.locator(section)).to_be_hidden()  # not the previous photo's hand and score
 
 
-def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile(page, closed_up_sample):
-    from vision.pipeline import read_photo
+def test_a_photo_without_a_tile_set_apart_says_how_to_mark_the_winning_tile_where_it_matters(page, closed_up_sample):
+    from tests.synthetic_boxes import RowSpec, row_detections
+    from vision.pipeline import read_detections, read_photo
 
-    warnings = read_photo(str(closed_up_sample), context=sample_context()).to_json()["warnings"]
-    assert any("give the right one with --winning-tile" in w for w in warnings)
+    # The sample is seven pairs: whichever of its tiles won, it scores the same, and nothing is said.
+    closed_up = read_photo(str(closed_up_sample), context=sample_context())
+    assert closed_up.score["total"] == 30 and not any("--winning-tile" in w for w in closed_up.warnings)
     page.set_input_files("#photo-input", str(closed_up_sample))
-    expect(page.locator("#warnings")).to_contain_text('tap the right tile and choose "Mark as winning tile"')
-    expect(page.locator("#warnings")).not_to_contain_text("--winning-tile")
+    expect(page.locator("#total")).to_have_text("30 番")
+    expect(page.locator("#warnings")).not_to_contain_text("Mark as winning tile")
+    # 123m 456p 789s 55z 777z: a 3m won is an edge wait (边张), a 7z not; the page says what to do.
+    row = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z", "7z"]
+    warnings = read_detections(row_detections(RowSpec(row))).warnings
+    assert any("give the right one with --winning-tile" in w for w in warnings)
+    shown = page.evaluate("texts => texts.map(warningText)", warnings)
+    assert any('tap the right tile and choose "Mark as winning tile"' in w for w in shown)
+    assert not any("--winning-tile" in w for w in shown)
 
 
 def test_settings_that_contradict_each_other_are_blamed_not_the_photo(page):
