@@ -140,3 +140,21 @@ def test_a_photo_of_small_tiles_is_drawn_enlarged_with_its_boxes_on_its_tiles():
     # A photo this large is not drawn larger than ENLARGED_SIDE, nor by a few percent.
     assert np.asarray(annotate(np.full((1200, 1600, 3), 90, np.uint8), result)).shape[0] == 1500
     assert np.asarray(annotate(np.full((1200, 1800, 3), 90, np.uint8), result)).shape[0] == 1200
+
+
+def test_a_fan_label_of_a_run_laid_up_the_photo_goes_beside_it_not_over_its_tiles():
+    """A hand read turned a quarter: below its middle tile lies its next tile."""
+    from dataclasses import replace
+
+    result = read_detections(row_detections(RowSpec(
+        ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "5z", "5z", "7z", "7z", "7z"],
+        origin=(100, 100), gaps_after={12: 20})), rules="mcr")
+    assert result.score["ok"] and result.fan_tiles
+    result.tiles = [replace(t, box=(t.box[1], t.box[0], t.box[3], t.box[2])) for t in result.tiles]  # x <-> y
+    labels = photo_labels(result, (600, 1000), _font(14, False))
+    fans = [label for label in labels if label.text.replace(",", "").isdigit()]
+    assert fans
+    for label in fans:
+        for tile in result.tiles:
+            x1, y1, x2, y2 = tile.box
+            assert not _overlap(label.rect, (x1 + 2, y1 + 2, x2 - 2, y2 - 2)), f"{label.text!r} covers {tile.code}"

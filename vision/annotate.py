@@ -138,7 +138,8 @@ def photo_labels(result: PhotoResult, size: tuple[int, int], font, meld_pad: flo
     Each tile's code goes above it (the winning tile's first, then left to right); a pung or kong
     whose tiles all read the same is labelled once, on its outline ("6s x4, 2 down"), rather than
     on each of its tiles; then the meld labels; then one fan label per run of neighbouring tiles
-    of a group that share their fan numbers, below the run's middle.
+    of a group that share their fan numbers, below the run's middle (beside it, for a run laid up
+    the photo).
     """
     placer = LabelPlacer(size, [t.box for t in result.tiles])
     _, top, _, bottom = font.getbbox(TEXT_EXTENT)
@@ -170,7 +171,11 @@ def photo_labels(result: PhotoResult, size: tuple[int, int], font, meld_pad: flo
             middle = tiles[(len(tiles) - 1) // 2: len(tiles) // 2 + 1]
             anchor = _union([result.tiles[i].box for i in middle], pad=0)
         own = [result.tiles[i].box for i in tiles]
-        add(",".join(map(str, numbers)), (255, 255, 255), anchor, ("below", "above"), own)
+        # Beside a run of tiles laid up the photo (read turned a quarter): below its middle tile
+        # lies its next.
+        x1, y1, x2, y2 = _union(own, pad=0)
+        sides = ("right", "left") if len(tiles) > 1 and y2 - y1 > x2 - x1 else ("below", "above")
+        add(",".join(map(str, numbers)), (255, 255, 255), anchor, sides, own)
     return labels
 
 
@@ -272,15 +277,17 @@ class LabelPlacer:
     def _spots(self, anchor: Rect, w: float, h: float, sides):
         x1, y1, x2, y2 = anchor
         xs = ((x1 + x2 - w) / 2, x1, x2 - w)
-        tops = [y1 - h * (lane + 1) if side == "above" else y2 + h * lane
-                for lane in range(LANES) for side in sides]
+        beside = {"above": lambda lane: [(x, y1 - h * (lane + 1)) for x in xs],
+                  "below": lambda lane: [(x, y2 + h * lane) for x in xs],
+                  "left": lambda lane: [(x1 - w - h * lane, (y1 + y2 - h) / 2)],
+                  "right": lambda lane: [(x2 + h * lane, (y1 + y2 - h) / 2)]}
         # Inside its box last: the label then covers the face it names. Kept off the box's edges,
         # which a neighbour's box may overlap: its label may lie there.
-        for y in tops + [y1 + h / 4, y2 - h * 5 / 4]:
-            for x in xs:
-                x = min(max(x, 0), max(self.width - w, 0))
-                y = min(max(y, 0), max(self.height - h, 0))
-                yield (x, y, x + w, y + h)
+        inside = [(x, y) for y in (y1 + h / 4, y2 - h * 5 / 4) for x in xs]
+        for x, y in [spot for lane in range(LANES) for side in sides for spot in beside[side](lane)] + inside:
+            x = min(max(x, 0), max(self.width - w, 0))
+            y = min(max(y, 0), max(self.height - h, 0))
+            yield (x, y, x + w, y + h)
 
 
 class _Buckets:
