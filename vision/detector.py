@@ -263,7 +263,7 @@ def _jpeg_file_behind(img: "Image.Image") -> bytes | None:
     if isinstance(getattr(img, "fp", None), io.BytesIO):
         return img.fp.getvalue()
     filename = getattr(img, "filename", "")
-    return Path(filename).read_bytes() if filename and Path(filename).is_file() else None
+    return _bytes_of(filename) if filename and Path(filename).is_file() else None
 
 
 def _draft_scale(size: tuple[int, int], draft_size: int | None) -> int:

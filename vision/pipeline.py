@@ -327,12 +327,7 @@ def _read_in_parts(image: Any, detect: Detect | None, request: ReadingRequest, f
     import cv2
     import numpy as np
 
-    from vision.detector import DetectorError, load_image
-
-    try:
-        rgb, (width, height) = load_image(image)
-    except DetectorError as exc:
-        raise PhotoError("bad_input", exc.code, str(exc)) from None
+    rgb, (width, height) = _decoded(image, draft_size=None)  # the photo's own pixels: the hand is small in them
     h, w = rgb.shape[:2]
     scale = min(1.0, PART_SIDE * MAX_PARTS_ALONG / max(h, w))
     searched = cv2.resize(rgb, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA) if scale < 1 else rgb
@@ -569,12 +564,13 @@ def _read_level(image: Any, tilt: float, detect: Detect | None, request: Reading
     return result
 
 
-def _decoded(image: Any) -> tuple[Any, tuple[int, int]]:
-    """The photo's pixels to turn (at LEVEL_SIDE or more) and its full (width, height)."""
+def _decoded(image: Any, draft_size: int | None = LEVEL_SIDE) -> tuple[Any, tuple[int, int]]:
+    """The photo's pixels (a JPEG decoded reduced to `draft_size` or more; None: in full), as a
+    turned or cut copy is made from them, and its full (width, height)."""
     from vision.detector import DetectorError, load_image
 
     try:
-        return load_image(image, draft_size=LEVEL_SIDE)
+        return load_image(image, draft_size=draft_size)
     except DetectorError as exc:
         raise PhotoError("bad_input", exc.code, str(exc)) from None
 
