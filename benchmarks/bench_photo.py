@@ -3,7 +3,7 @@
     python benchmarks/bench_photo.py [--count 300] [--seed 90000] [--source gnome-smooth]
         [--semi-real 100] [--latency 100] [--model models/mjlens-tiles.onnx] [--rules mcr] [--tilt 30]
         [--light warm] [--blur 1.5] [--shake 9] [--shrink 0.5] [--quarter] [--glare 1.0]
-        [--shadow 0.45] [--cutout] [--without other-size ...]
+        [--shadow 0.45] [--cutout] [--canvas 4032] [--without other-size ...]
 
 Each photo is a hand layout from the scene generator (datasets/mjsynth: concealed row standing
 or flat, melds in front or beside, kongs face down, flowers apart, some taken from across the
@@ -21,7 +21,10 @@ flat over the table that records the wrong way up saves it. `--glare` puts a ref
 tile widths across (a flash or a lamp mirrored in the glaze, clipped to white at its core) over a
 tile of the hand drawn at random. `--shadow` casts a shadow over part of the hand that lets that
 share of the light through. `--cutout` saves each photo as a PNG transparent beyond the hand's
-tiles, as a background-removal app saves a hand cut out of a photo.
+tiles, as a background-removal app saves a hand cut out of a photo. `--canvas` places each photo,
+at its rendered size, somewhere on a table photo that many pixels long (4:3, landscape), as a phone's
+wide shot of the table with the hand in a part of it shows (with `--imgsz 1600 --canvas 4032`, a
+12 MP photo the hand fills two fifths of across).
 `--without` leaves one of the photo pipeline's extra readings out (EXTRA_READINGS), to measure
 what it buys in hands and in time.
 
@@ -69,6 +72,7 @@ sys.path.insert(0, str(REPO))
 
 from datasets.mjsynth.art import SOURCES, ArtError, Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
 from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
+from datasets.mjsynth.textures import table_texture  # noqa: E402
 from scoring import available_rulesets, score_json  # noqa: E402
 from scoring.cli import fail  # noqa: E402
 from vision.argtypes import existing_file, number, whole  # noqa: E402
@@ -82,6 +86,10 @@ from vision.stacking import DEFAULT_MODEL as DEFAULT_STACK_MODEL, StackModel  # 
 
 HAND_ROLES = {"concealed", "winning", "meld", "kong", "flower"}
 CUTOUT_MARGIN = 0.12
+# The hand's photo placed on a larger one blends into it over this share of its shorter side.
+CANVAS_FEATHER = 0.05
+# The width of a tile's face, to draw the table around a hand at the hand's own scale.
+TILE_FACE_MM = 26.0
 # Reading confidences at which the benchmark reports how often a reading that sure is exact:
 # what a user can take on trust.
 TRUST_LEVELS = (0.5, 0.9)
@@ -155,7 +163,8 @@ class Trust:
 
 def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, tilt: float = 0.0,
                   light: str | None = None, blur: float = 0.0, shake: int = 0, quarter: bool = False,
-                  shrink: float = 1.0, glare: float = 0.0, shadow: float = 1.0, cutout: bool = False) -> list[Scene]:
+                  shrink: float = 1.0, glare: float = 0.0, shadow: float = 1.0, cutout: bool = False,
+                  canvas: int = 0) -> list[Scene]:
     """`count` hand photos; with `tilt`, each taken with the phone held askew by an angle drawn
     evenly from +-tilt degrees (rendered so: its labelled boxes are the tiles' own); with `light`,
     each lit so (LIGHTS); with `blur`, each blurred by a Gaussian of that sigma (pixels); with
@@ -164,7 +173,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
     turns counter-clockwise and clockwise; with `glare`, a reflection that many tile widths across
     over a tile of the hand (`reflected`); with `shadow` under 1, a shadow that lets that much of
     the light through over part of the hand (`shadowed`); with `cutout`, a PNG transparent beyond
-    the hand's tiles (`cut_out`)."""
+    the hand's tiles (`cut_out`); with `canvas`, placed on a table photo that many pixels long
+    (`on_canvas`)."""
     scenes = []
     for index in tqdm(range(count), desc=f"render {desc}", unit="photo"):
         roll = float(np.random.default_rng([seed, index, 1]).uniform(-tilt, tilt)) if tilt else 0.0
@@ -182,6 +192,8 @@ def render_scenes(atlas: Atlas, count: int, seed: int, imgsz: int, desc: str, ti
             jpeg, meta = turned_a_quarter(jpeg, meta, clockwise=bool(index % 2))
         if cutout:
             jpeg = cut_out(jpeg, meta)
+        if canvas:
+            jpeg, meta = on_canvas(jpeg, meta, canvas, np.random.default_rng([seed, index, 5]))
         scenes.append(Scene(jpeg, meta, _complete(meta)))
     return scenes
 
@@ -265,6 +277,31 @@ def cut_out(jpeg: bytes, meta: dict) -> bytes:
             opaque[max(0, round(y1 - grow_y)):round(y2 + grow_y), max(0, round(x1 - grow_x)):round(x2 + grow_x)] = 1
     alpha = (cv2.GaussianBlur(opaque, (0, 0), 1.5) * 255).round().astype(np.uint8)
     return cv2.imencode(".png", np.dstack([image, alpha]))[1].tobytes()
+
+
+def on_canvas(jpeg: bytes, meta: dict, side: int, rng: np.random.Generator) -> tuple[bytes, dict]:
+    """The photo at its size placed where `rng` draws on a table photo `side` px long (4:3,
+    landscape; the table drawn at the hand's scale, at half resolution as a wide shot blurs it),
+    its edge blended in over CANVAS_FEATHER of its shorter side; saved at JPEG quality 90, its
+    labelled boxes with it."""
+    import cv2
+
+    photo = _bgr(jpeg).astype(np.float32)
+    height, width = photo.shape[:2]
+    size = (max(side, width), max(side * 3 // 4, height))
+    tiles = np.array([t["box"] for t in meta["tiles"]])
+    mm_per_px = TILE_FACE_MM / float(np.median(np.minimum(tiles[:, 2] - tiles[:, 0], tiles[:, 3] - tiles[:, 1])))
+    table = table_texture(rng, (max(size) + 1) // 2, 2 * mm_per_px)[:, :, ::-1]
+    image = cv2.resize(table, (2 * table.shape[1], 2 * table.shape[0]), interpolation=cv2.INTER_LINEAR)[:size[1], :size[0]]
+    left, top = int(rng.integers(0, size[0] - width + 1)), int(rng.integers(0, size[1] - height + 1))
+    feather = max(1, round(CANVAS_FEATHER * min(width, height)))
+    alpha = np.zeros((height, width), np.float32)
+    alpha[feather:-feather, feather:-feather] = 1
+    alpha = cv2.GaussianBlur(alpha, (0, 0), feather / 2)[:, :, None]
+    spot = image[top:top + height, left:left + width]
+    image[top:top + height, left:left + width] = alpha * photo + (1 - alpha) * spot
+    placed = boxes_moved(meta, size, lambda box: [box[0] + left, box[1] + top, box[2] + left, box[3] + top])
+    return _jpeg(np.clip(image, 0, 255).astype(np.uint8), 90), placed
 
 
 def shrunk(jpeg: bytes, meta: dict, factor: float) -> tuple[bytes, dict]:
@@ -493,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
                              "background-removal app)")
     parser.add_argument("--without", action="append", default=[], choices=sorted(EXTRA_READINGS),
                         help="leave this extra reading of the photo pipeline out (repeatable)")
+    parser.add_argument("--canvas", type=whole(0, 20000), default=0,
+                        help="place each photo on a table photo this many px long (0: none)")
     args = parser.parse_args(argv)
     without = frozenset(args.without)
 
@@ -516,7 +555,7 @@ def main(argv: list[str] | None = None) -> int:
 
     report: dict = {"rules": args.rules, "seed": args.seed, "tilt": args.tilt, "light": args.light, "blur": args.blur,
                     "shake": args.shake, "shrink": args.shrink, "quarter": args.quarter, "glare": args.glare,
-                    "shadow": args.shadow, "cutout": args.cutout,
+                    "shadow": args.shadow, "cutout": args.cutout, "canvas": args.canvas,
                     "without": sorted(without),
                     "sets": {}}
     lines = [f"detector: {detector.model_path if detector else 'none (truth boxes only)'}",
@@ -525,7 +564,7 @@ def main(argv: list[str] | None = None) -> int:
     read_seconds: list[float] = []
     for name, atlas, count, seed in sets:
         scenes = render_scenes(atlas, count, seed, args.imgsz, name, args.tilt, args.light, args.blur, args.shake,
-                               args.quarter, args.shrink, args.glare, args.shadow, args.cutout)
+                               args.quarter, args.shrink, args.glare, args.shadow, args.cutout, args.canvas)
         timed = timed or scenes[: args.latency]
         gt_complete, gt_all, model_complete, model, seconds, causes, trust = evaluate(
             scenes, args.rules, detector, name, without)

@@ -150,3 +150,22 @@ def test_a_cut_out_photo_is_opaque_over_the_hand_and_transparent_beyond_it():
     alpha = photo[:, :, 3]
     assert alpha[40:80, 20:50].min() == 255 and min(alpha[36, 35], alpha[60, 17]) > 128  # its face and body
     assert alpha[:30].max() == 0 and alpha[:, 60:].max() == 0  # the table, and a tile of no hand
+
+
+def test_a_photo_on_a_canvas_keeps_its_boxes_on_its_tiles_where_it_was_placed():
+    import cv2
+    import numpy as np
+
+    image = np.full((60, 100, 3), 30, np.uint8)
+    image[20:40, 40:60] = 250  # a tile in the middle
+    meta = {"width": 100, "height": 60, "tiles": [{"code": "1m", "box": [40.0, 20.0, 60.0, 40.0]}],
+            "groups": [{"box": [35.0, 15.0, 65.0, 45.0]}]}
+    png = cv2.imencode(".png", image)[1].tobytes()
+    jpeg, placed = bench_photo.on_canvas(png, meta, 400, np.random.default_rng(9))
+    assert jpeg == bench_photo.on_canvas(png, meta, 400, np.random.default_rng(9))[0]  # as its seed draws it
+    photo = cv2.imdecode(np.frombuffer(jpeg, np.uint8), cv2.IMREAD_GRAYSCALE)
+    assert photo.shape == (300, 400) and (placed["width"], placed["height"]) == (400, 300)
+    x1, y1, x2, y2 = (int(v) for v in placed["tiles"][0]["box"])
+    assert (x2 - x1, y2 - y1) == (20, 20) and photo[y1 + 2:y2 - 2, x1 + 2:x2 - 2].min() > 200
+    assert placed["groups"][0]["box"] == [x1 - 5, y1 - 5, x2 + 5, y2 + 5]
+    assert meta["tiles"][0]["box"] == [40.0, 20.0, 60.0, 40.0]  # the photo as rendered is left alone

@@ -290,15 +290,18 @@ def test_the_sample_taken_askew_reads_as_taken_straight(tmp_path, capsys):
 
 
 @needs_trained_model
-@pytest.mark.parametrize("canvas, place", [((4000, 3000), "corner"), ((6000, 960), "middle")])
-def test_a_hand_small_in_a_large_photo_is_found_in_its_parts_and_read(tmp_path, capsys, canvas, place):
+@pytest.mark.parametrize("canvas, place, share", [((4000, 3000), "corner", 0.6), ((6000, 960), "middle", 0.6),
+                                                   ((4000, 3000), "corner", 1.0)])
+def test_a_hand_small_in_a_large_photo_is_found_and_read_from_its_part(tmp_path, capsys, canvas, place, share):
     """The sample at 0.6 of its size in a corner of a 4000 x 3000 photo, or in a panorama: at the
-    detector's input its tiles are a few pixels across and none is found in the whole."""
+    detector's input its tiles are a few pixels across and none is found in the whole, so the
+    photo is searched in parts. At its full size in the corner its tiles are found, but read
+    unsurely, and the part around them is read closer."""
     import numpy as np
 
     facts = json.loads(SAMPLE_FACTS.read_text())
     hand = Image.open(SAMPLE_IMAGE).convert("RGB")
-    hand = hand.resize((round(hand.width * 0.6), round(hand.height * 0.6)), Image.Resampling.LANCZOS)
+    hand = hand.resize((round(hand.width * share), round(hand.height * share)), Image.Resampling.LANCZOS)
     felt = np.random.default_rng(7).normal((40, 100, 60), 6, (canvas[1], canvas[0], 3)).clip(0, 255)
     photo = Image.fromarray(felt.astype(np.uint8))
     left, top = (canvas[0] - hand.width - 40, canvas[1] - hand.height - 40) if place == "corner" else (

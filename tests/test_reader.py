@@ -1336,3 +1336,21 @@ def test_a_large_photos_parts_overlap_and_reach_every_edge():
     assert all(y == 0 and part.shape[:2] == (1000, PART_SIDE) for _, y, part in parts)  # the photo's own height
     assert xs[0] == 0 and xs[-1] + PART_SIDE == 3000 and all(0 < b - a <= PART_STEP for a, b in zip(xs, xs[1:]))
     assert [(x, y) for x, y, _ in _parts(np.zeros((2000, 1300, 3), np.uint8))] == [(0, 0), (20, 0), (0, 720), (20, 720)]
+
+
+def test_a_hand_is_small_in_a_photo_where_its_part_is_far_shorter_than_the_photo():
+    """The part read closer is the hand's tiles with PART_MARGIN tile lengths about them; a box of
+    no group far off (a die read face down) does not stretch it where tiles are grouped."""
+    from vision.pipeline import CLOSER_GAIN, PART_MARGIN, PhotoResult, TileResult, _small_in_photo
+
+    def tile(x: float, role: str) -> TileResult:
+        return TileResult("1m", "1m", (x, 100.0, x + 40, 160.0), 1.0, (("1m", 1.0),), role, 0, False)
+
+    row = [tile(100.0 + 40 * k, "concealed") for k in range(14)]  # 560 px long, 60 px tiles
+    part = 560 + 2 * PART_MARGIN * 60
+    assert _small_in_photo(PhotoResult(tiles=row), (round(CLOSER_GAIN * part), 3000))
+    assert not _small_in_photo(PhotoResult(tiles=row), (round(CLOSER_GAIN * part) - 2, 1000))
+    far = PhotoResult(tiles=row + [tile(3900.0, "unassigned")])
+    assert _small_in_photo(far, (4000, 3000))
+    assert not _small_in_photo(PhotoResult(tiles=[replace(t, role="unassigned") for t in far.tiles]), (4000, 3000))
+    assert not _small_in_photo(PhotoResult(tiles=[]), (4000, 3000))
