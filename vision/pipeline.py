@@ -383,9 +383,8 @@ def _read_around(rgb: Any, size: tuple[int, int], boxes: Any, detect: Detect | N
     import numpy as np
 
     (width, height), (h, w) = size, rgb.shape[:2]
-    side = PART_MARGIN * float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
-    left, top = (max(0, int(v - side)) for v in boxes[:, :2].min(axis=0))
-    right, bottom = int(min(w, boxes[:, 2].max() + side)), int(min(h, boxes[:, 3].max() + side))
+    x1, y1, x2, y2 = _around(boxes)
+    left, top, right, bottom = max(0, int(x1)), max(0, int(y1)), int(min(w, x2)), int(min(h, y2))
     crop = np.ascontiguousarray(rgb[top:bottom, left:right])
     result = _read_as_found(crop, detect, _run_detector(crop, detect), request, True,
                             lambda: (crop.shape[1], crop.shape[0]))
@@ -405,13 +404,23 @@ def _hand_boxes(result: PhotoResult) -> list[tuple[float, float, float, float]]:
 def _small_in_photo(result: PhotoResult, size: tuple[int, int]) -> bool:
     """Whether `result`'s hand (_hand_boxes), PART_MARGIN tile lengths more each way, lies in a
     part of the photo (`size`, width x height) CLOSER_GAIN times shorter than the photo or less."""
+    import numpy as np
+
     boxes = _hand_boxes(result)
     if not boxes:
         return False
-    side = PART_MARGIN * sorted(max(x2 - x1, y2 - y1) for x1, y1, x2, y2 in boxes)[len(boxes) // 2]
-    span = max(max(b[2] for b in boxes) - min(b[0] for b in boxes),
-               max(b[3] for b in boxes) - min(b[1] for b in boxes)) + 2 * side
-    return max(size) >= CLOSER_GAIN * span
+    x1, y1, x2, y2 = _around(np.array(boxes))
+    return max(size) >= CLOSER_GAIN * max(x2 - x1, y2 - y1)
+
+
+def _around(boxes: Any) -> tuple[float, float, float, float]:
+    """The part about `boxes` (an n x 4 array of tile boxes), PART_MARGIN tile lengths more each
+    way than their span; not cut at the photo's edge."""
+    import numpy as np
+
+    side = PART_MARGIN * float(np.median(np.maximum(boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1])))
+    (x1, y1), (x2, y2) = boxes[:, :2].min(axis=0), boxes[:, 2:].max(axis=0)
+    return float(x1 - side), float(y1 - side), float(x2 + side), float(y2 + side)
 
 
 def _parts(rgb: Any) -> Iterator[tuple[int, int, Any]]:
