@@ -533,6 +533,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--canvas", type=whole(0, 20000), default=0,
                         help="place each photo on a table photo this many px long (0: none)")
     args = parser.parse_args(argv)
+    if args.cutout and args.canvas:  # the canvas is drawn under an opaque photo: the cut-out would be lost
+        parser.error("--cutout and --canvas cannot be combined: a cut-out photo has no table to place it on")
     without = frozenset(args.without)
 
     if args.json_out and (problem := write_problem(args.json_out)):  # found now, not after the run

@@ -44,6 +44,8 @@ def test_without_leaves_out_only_the_readings_named():
     (["--shadow", "0"], "'0' is not a number at least 0.05 and at most 1"),
     (["--rules", "bogus"], "invalid choice: 'bogus'"),
     (["--model", "nonexist.onnx"], "'nonexist.onnx' is not a file"),
+    (["--canvas", "20001"], "'20001' is not a whole number from 0 to 20000"),
+    (["--cutout", "--canvas", "4032"], "--cutout and --canvas cannot be combined"),
 ])
 def test_bad_arguments_are_refused_before_any_photo_is_rendered(capsys, argv, message):
     with pytest.raises(SystemExit) as exit_:
