@@ -595,6 +595,38 @@ def test_melds_laid_in_line_past_the_winning_tile_stay_melds(gap):
     assert _meld_codes(layout) == [(["7m", "8m", "9m"], False), (["9p"] * 3, False)]
 
 
+@pytest.mark.parametrize("reversed_view", [False, True])
+def test_a_pung_past_a_boxed_meld_in_the_rows_line_is_a_meld_though_unboxed(reversed_view):
+    # The concealed tiles, the winning tile apart, then two pungs laid nearly edge to edge: the
+    # detector boxed the near one only, and the far one lies in the row's line.
+    codes = CONCEALED_8 + ["8s", "3s", "3s", "3s", "7z", "7z", "7z"]
+    row = row_detections(RowSpec(codes, gaps_after={6: 20, 7: 40, 10: 5}))
+    if reversed_view:  # seen from across the table: the pungs come first in the photo
+        row = [replace(d, box=(1000 - d.box[2], d.box[1], 1000 - d.box[0], d.box[3])) for d in row]
+    layout = group_tiles(row + [group_box(row[8:11], "meld")])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8
+    assert layout.tiles[layout.winning].code == "8s"
+    assert sorted(codes for codes, _ in _meld_codes(layout)) == [["3s"] * 3, ["7z"] * 3]
+    assert not layout.unassigned
+
+
+def test_a_winning_tile_laid_past_the_melds_stays_apart_from_an_unboxed_pung_there():
+    codes = CONCEALED_8 + ["3s", "3s", "3s", "7z", "7z", "7z", "8s"]
+    row = row_detections(RowSpec(codes, gaps_after={6: 40, 9: 5, 12: 30}))
+    layout = group_tiles(row + [group_box(row[7:10], "meld")])
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_8
+    assert layout.tiles[layout.winning].code == "8s"
+    assert sorted(codes for codes, _ in _meld_codes(layout)) == [["3s"] * 3, ["7z"] * 3]
+
+
+def test_a_boxed_meld_between_two_equal_parts_of_a_row_leaves_both_in_the_row():
+    # No part of the row is clearly the concealed tiles', so neither is taken for a meld.
+    codes = ["1m", "2m", "3m", "4p", "4p", "4p", "7s", "8s", "9s"]
+    row = row_detections(RowSpec(codes, gaps_after={2: 20, 5: 20}))
+    layout = group_tiles(row + [group_box(row[3:6], "meld")])
+    assert _meld_codes(layout) == [(["4p"] * 3, False)]
+
+
 def test_six_stray_tiles_in_a_row_behind_the_hand_are_no_melds():
     concealed = row_detections(RowSpec(CONCEALED_8 + ["5z"], origin=(100, 300), gaps_after={6: 20}))
     pung = row_detections(RowSpec(["9p", "9p", "9p"], origin=(100, 380), sideways={0}))

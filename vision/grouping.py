@@ -270,11 +270,12 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
         melds.append(_segment_meld(tiles, run, direction, box, use_sideways))
         boxed.update(run)
     for row in rows:
-        kept = []
+        pieces = []
         for start, end in _runs([i in boxed for i in row.members]):
             piece = row.members[start:end]
             if piece[0] in boxed:
                 continue
+            pieces.append([])
             for seg in _segments(tiles, _Row(piece, row.direction)):
                 meld = _segment_meld(tiles, seg, row.direction, None, use_sideways)
                 touching = [] if meld is not None or not use_sideways else _touching_melds(tiles, seg, row.direction, True)
@@ -283,8 +284,9 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
                 elif touching:
                     melds += touching
                 else:
-                    kept.append(seg)
-        row_segments.append((row, kept))
+                    pieces[-1].append(seg)
+        melds += _melds_beyond_melds(tiles, pieces, row.direction)
+        row_segments.append((row, [seg for piece in pieces for seg in piece]))
 
     kept_out = stray + odd_size + ghosts + lone_backs  # reported apart, never pulled back into the hand
     unassigned: list[int] = list(kept_out)
@@ -985,6 +987,37 @@ def _segment_meld(
         if claimed is not None:
             return MeldLayout(tuple(seg), False, claimed, False)
     return None
+
+
+def _melds_beyond_melds(tiles: Sequence[Detection], pieces: list[list[list[int]]],
+                        d: tuple[float, float]) -> list[MeldLayout]:
+    """The melds made by the segments of a row's pieces (its parts between boxed melds) that lie
+    beyond a boxed meld from the piece holding most tiles, taken out of `pieces`: each segment
+    as a meld, then what is left of the piece as one run.
+
+    Players lay their exposed melds together at one end of the concealed row, so tiles past a
+    meld lie in melds too: a pung there whose box the detector missed is not concealed (nor is
+    one whose tiles' boxes leave a gap between them).
+    """
+    sizes = [sum(map(len, piece)) for piece in pieces]
+    if len(pieces) < 2 or sizes.count(max(sizes)) > 1:  # no one piece is clearly the concealed tiles'
+        return []
+    main = sizes.index(max(sizes))
+    found: list[MeldLayout] = []
+    for k, piece in enumerate(pieces):
+        if k == main:
+            continue
+        left = []
+        for seg in piece:
+            segment_melds = _run_melds(tiles, seg, d)
+            found += segment_melds
+            left += [] if segment_melds else [seg]
+        run = [i for seg in left for i in seg]
+        if len(left) > 1 and (run_melds := _run_melds(tiles, run, d)):
+            found += run_melds
+            left = []
+        piece[:] = left
+    return found
 
 
 def _run_melds(tiles: Sequence[Detection], run: list[int], d: tuple[float, float]) -> list[MeldLayout]:
