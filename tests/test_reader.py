@@ -1288,6 +1288,29 @@ def test_a_turned_photo_whose_boxes_show_no_rows_is_read_turned_if_they_look_sid
         assert sorted(result.hand["concealed"] + [result.hand["winning_tile"]]) == sorted(CONCEALED + ["7z"])
 
 
+def test_of_a_turned_photo_read_both_ways_the_reading_that_misses_a_tile_loses_though_surer():
+    # Read one way up, a flower set apart is found and the faces read less surely; the other way
+    # up the flower is missed and every face reads surely: the hand with the flower is kept.
+    photo = _askew_hand_photo(90.0)
+    photo[40:60, 1100:1120] = 100  # a dark grey mark (no tile to the stand-in detector): top left in the copy turned counter-clockwise
+    blobs = _blob_detector(photo)
+
+    def detect(image):
+        image = np.asarray(image)
+        found = blobs(image).kept
+        if image.shape[:2] == photo.shape[:2] or not (image[:200, :200] == 100).any():
+            return DetectionSet(found)
+        unsure = tuple(replace(d, alternatives=((d.code, 0.8), ("1p", 0.2))) for d in found)
+        x1, y1 = found[0].box[:2]
+        flower = Detection((x1, y1 - 150, x1 + 40, y1 - 94), "5f", 0.95, (("5f", 0.95),))
+        return DetectionSet(unsure + (flower,))
+
+    result = read_photo(photo, rules=RULES, detect=detect)
+    assert result.error is None and result.hand["flowers"] == ["5f"]
+    assert result.confidence < 0.5
+    assert any("turned a quarter counter-clockwise" in w for w in result.warnings)
+
+
 def test_a_reading_of_a_turned_copy_names_places_on_the_photo():
     from vision.pipeline import PhotoResult, TileResult, _place, _put_back
 
