@@ -398,7 +398,7 @@ def _read_around(rgb: Any, size: tuple[int, int], boxes: Any, detect: Detect | N
 def _hand_boxes(result: PhotoResult) -> list[tuple[float, float, float, float]]:
     """The boxes of `result`'s tiles; of its grouped ones where some are grouped (a face-down box
     over a die or a card far off is of no group)."""
-    return [t.box for t in result.tiles if t.role != "unassigned"] or [t.box for t in result.tiles]
+    return [t.box for t in _placed(result)] or [t.box for t in result.tiles]
 
 
 def _small_in_photo(result: PhotoResult, size: tuple[int, int]) -> bool:
@@ -470,16 +470,16 @@ def _read_quarter_turned(image: Any, detect: Detect | None, request: ReadingRequ
     # (400 / 200 photos, held-out art / real faces), against the surer alone: complete photos
     # 64.6% -> 65.6% / 42.1% -> 43.3% exact hands, and of the readings at 0.9 sure or more 86.8%
     # -> 97.1% / 89.5% -> 94.4% exact.
-    result, back, way = max(readings, key=lambda r: (not _failed(r[0]), _placed(r[0]), r[0].confidence))
+    result, back, way = max(readings, key=lambda r: (not _failed(r[0]), len(_placed(r[0])), r[0].confidence))
     _put_back(result, back, (h, w), (width, height))
     result.warnings.append(f"the photo looked turned a quarter (a phone held flat or sideways records the wrong "
                            f"way up or none): read turned a quarter {way}")
     return result
 
 
-def _placed(result: PhotoResult) -> int:
-    """How many of the result's tiles it places in the hand (concealed, winning, meld or flower)."""
-    return sum(t.role != "unassigned" for t in result.tiles)
+def _placed(result: PhotoResult) -> list[TileResult]:
+    """The result's tiles that it places in the hand (concealed, winning, meld or flower)."""
+    return [t for t in result.tiles if t.role != "unassigned"]
 
 
 def _read_changed_copies(image: Any, detect: Detect | None, found: DetectionSet, request: ReadingRequest,
@@ -875,7 +875,7 @@ def _second_look(found: DetectionSet, first: PhotoResult, request: ReadingReques
     short = _short_of_tiles(first)
     doubted: list[Detection] = []
     repeating: list[Detection] = []
-    if not (short and all(t.role != "unassigned" for t in first.tiles)):
+    if not (short and len(_placed(first)) == len(first.tiles)):
         # Boxes the classifier never checked (not_a_tile 0) give no grounds to leave one out.
         doubted = sorted((d for d in kept if d.is_tile and d.not_a_tile > 0), key=lambda d: -d.not_a_tile)[:SECOND_LOOKS]
         overlap = {id(d): max((iou(d, o) for o in kept if o is not d and o.is_tile), default=0.0)
