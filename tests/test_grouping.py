@@ -245,6 +245,25 @@ def test_a_misread_flower_laid_with_the_flowers_is_a_flower():
     assert any("set apart with the flowers" in w for w in layout.warnings)
 
 
+@pytest.mark.parametrize("could_be_a_flower", [True, False])
+def test_a_lone_tile_among_the_flowers_that_could_be_one_is_a_flower(could_be_a_flower):
+    # The flowers 4f ? 2f lie in line beyond the winning tile; the middle one reads 1z.
+    readings = (("1z", 0.54), ("3f", 0.11), ("7m", 0.04)) if could_be_a_flower else (("1z", 0.54), ("7m", 0.04))
+    row = row_detections(RowSpec(CONCEALED_11 + ["7z", "7z", "7z", "4f", "1z", "2f"], gaps_after={12: 20, 13: 80},
+                                 probs={15: readings}))
+    layout = group_tiles(row)
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11 + ["7z", "7z"]
+    if could_be_a_flower:
+        assert codes_of(layout.tiles, layout.flowers) == ["4f", "2f", "1z"]
+        assert not layout.unassigned
+        assert any("lie against the flowers and were read as flowers" in w for w in layout.warnings)
+        assert sorted(read_detections(row).hand["flowers"]) == ["2f", "3f", "4f"]
+    else:
+        assert codes_of(layout.tiles, layout.flowers) == ["4f", "2f"]
+        assert codes_of(layout.tiles, layout.unassigned) == ["1z"]
+        assert any("fit no meld" in w for w in layout.warnings)
+
+
 def test_a_sideways_tile_overrules_a_concealed_kong_box():
     concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
     kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380), sideways={1}))
