@@ -74,6 +74,19 @@ def test_a_sorted_row_keeps_each_suit_in_one_block():
     assert result.runner_up is not None and "3z" in result.runner_up["hand"]["concealed"]
 
 
+@pytest.mark.parametrize("laid", [["7s", "8s", "9s"], ["9s", "8s", "7s"]])
+def test_an_exposed_chow_is_read_in_the_order_it_is_laid(laid):
+    # The chow's 9s reads 6s first: 678s would win too, but a chow lies in order, up or down.
+    nine = laid.index("9s")
+    concealed = ["1m", "2m", "3m", "4p", "5p", "6p", "5z", "5z", "7z", "7z"]
+    meld = row_detections(RowSpec(laid, origin=(150, 380), probs={nine: (("6s", 0.6), ("9s", 0.4))}))
+    result = read_detections(hand_row(concealed, "7z") + meld, rules=RULES)
+    [chow] = result.hand["melds"]
+    assert chow["kind"] == "chow" and sorted(chow["tiles"]) == ["7s", "8s", "9s"]
+    assert result.runner_up is not None and sorted(result.runner_up["hand"]["melds"][0]["tiles"]) == ["6s", "7s", "8s"]
+    assert result.confidence == pytest.approx(0.4)
+
+
 def test_an_unsorted_row_takes_the_most_probable_reading():
     shuffled = ["9s", "5p", "1m", "7z", "8s", "3m", "5z", "4p", "7s", "2m", "6p", "5z", "7z"]
     probs = {0: (("6s", 0.6), ("9s", 0.4))}

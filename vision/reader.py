@@ -313,25 +313,37 @@ def _distinct_codes(options: list[list[tuple[str, float]]]) -> list[tuple[str, f
 
 
 def _order_weight(layout: Layout, top_codes: Mapping[int, str]) -> Callable[[Mapping[int, str]], float]:
-    """How much a reading's concealed row keeps the order the row clearly has.
+    """How much a reading keeps the order players lay their tiles in.
 
-    Players sort their tiles: when the most probable reading of the row mostly ascends within
-    each suit, a reading that puts a tile out of its suit's order (the nine of a 7-8-9 read as a
-    six) is less likely than its classifier odds say, by OUT_OF_ORDER per descending step; so is
-    one that splits a suit, or the honours, into two blocks (the 1s heading 1-2-3s read as an
-    honour), per extra block: sorting puts each suit together, in whatever order of suits. A
-    row that is not clearly sorted weighs every reading alike.
+    Players sort their tiles: when the most probable reading of the concealed row mostly ascends
+    within each suit, a reading that puts a tile out of its suit's order (the nine of a 7-8-9
+    read as a six) is less likely than its classifier odds say, by OUT_OF_ORDER per descending
+    step; so is one that splits a suit, or the honours, into two blocks (the 1s heading 1-2-3s
+    read as an honour), per extra block: sorting puts each suit together, in whatever order of
+    suits. A row that is not clearly sorted weighs every reading alike. Players lay an exposed
+    chow in order too, so a reading whose chow runs neither up nor down along the meld (7-8-6)
+    is OUT_OF_ORDER less likely, whatever the row.
     """
     row = list(layout.concealed)
     up, down = _suit_steps([top_codes[i] for i in row if i in top_codes])
-    if up < CLEAR_ORDER * max(down, 1) or up + down < MIN_ORDER_TILES - 1:
-        return lambda codes: 1.0
+    row_sorted = up >= CLEAR_ORDER * max(down, 1) and up + down >= MIN_ORDER_TILES - 1
+    threes = [m.tiles for m in layout.melds if len(m.tiles) == 3 and not m.stacked]
 
     def weight(codes: Mapping[int, str]) -> float:
         read = [codes[i] for i in row if i in codes]
-        return OUT_OF_ORDER ** (_suit_steps(read)[1] + _split_suits(read))
+        row_steps = _suit_steps(read)[1] + _split_suits(read) if row_sorted else 0
+        return OUT_OF_ORDER ** (row_steps + sum(_chow_out_of_order([codes[i] for i in m]) for m in threes))
 
     return weight
+
+
+def _chow_out_of_order(meld: list[str]) -> bool:
+    """Whether three tiles read as a chow lie other than in rank order, up or down."""
+    if len({c[1] for c in meld}) > 1 or meld[0][1] not in "mps":
+        return False
+    ranks = [int(c[0]) for c in meld]
+    low = min(ranks)
+    return sorted(ranks) == [low, low + 1, low + 2] and ranks[1] != low + 1
 
 
 def _suit_steps(row: list[str]) -> tuple[int, int]:
