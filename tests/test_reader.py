@@ -164,6 +164,21 @@ def test_a_short_hand_at_the_photos_edge_says_a_tile_may_be_cut_off():
     assert photo.error.code == "tile_count" and "cut off" in photo.error.message
 
 
+def test_a_flower_at_the_photos_edge_says_more_may_lie_beyond_it():
+    def read(flower_left, **kw):
+        flower = Detection((flower_left, 300, flower_left + 40, 356), "3f", 0.95, (("3f", 0.95),))
+        return read_detections(hand_row(CONCEALED, "7z", origin=(200, 300)) + [flower], rules=RULES, **kw)
+
+    def warned(result):
+        return any("flower lies at the photo's edge" in w for w in result.warnings)
+
+    at_edge = read(0, image_size=(1000, 700))
+    assert at_edge.error is None and at_edge.hand["flowers"] == ["3f"] and warned(at_edge)
+    assert not warned(read(100, image_size=(1000, 700)))
+    assert not warned(read(0, image_size=(1000, 700), flowers=["3f", "4f"]))  # named: nothing beyond
+    assert not warned(read(0))  # no photo size: no guess about its edge
+
+
 def test_a_hand_read_unsurely_from_small_tiles_is_told_to_take_the_photo_closer():
     def small_hand(probs=None):
         codes = CONCEALED + ["7z"]

@@ -512,6 +512,7 @@ def _explain(result: PhotoResult, request: ReadingRequest, image_size: Callable[
     _hint_stacked_kongs(result, request)
     _warn_of_face_up_kongs(result, request)
     _warn_of_deciding_flowers(result, request)
+    _warn_of_flowers_at_the_edge(result, request, image_size)
     _warn_of_a_doubtful_score(result, request)
 
 
@@ -1016,11 +1017,29 @@ def _cut_off(result: PhotoResult, image_size: Callable[[], tuple[int, int]] | No
     there (55 of 59 such hands on development photos). False where the size is not known."""
     if image_size is None or result.error is None or result.error.code != "tile_count":
         return False
-    width, height = image_size()
+    return _any_at_the_edge(result, ("concealed", "winning", "meld"), image_size())
+
+
+def _any_at_the_edge(result: PhotoResult, roles: tuple[str, ...], size: tuple[int, int]) -> bool:
+    """Whether a tile of one of `roles` touches the edge of a photo of `size` (width, height)."""
+    width, height = size
     return any(
         x1 <= EDGE_PX or y1 <= EDGE_PX or x2 >= width - EDGE_PX or y2 >= height - EDGE_PX
-        for x1, y1, x2, y2 in (t.box for t in result.tiles if t.role in ("concealed", "winning", "meld"))
+        for x1, y1, x2, y2 in (t.box for t in result.tiles if t.role in roles)
     )
+
+
+def _warn_of_flowers_at_the_edge(result: PhotoResult, request: ReadingRequest,
+                                 image_size: Callable[[], tuple[int, int]] | None) -> None:
+    """A warning where a flower of a hand read touches the photo's edge and the flowers were not
+    named: players lay their flowers together, so more may lie beyond it. On the 600 benchmark
+    photos the flower count was wrong in 8 of 35 such readings (2 of the 9 at 0.9 sure or more,
+    each missing flowers cut off), against 21 of 467 elsewhere."""
+    if image_size is None or request.flowers is not None or result.hand is None:
+        return
+    if _any_at_the_edge(result, ("flower",), image_size()):
+        result.warnings.append("a flower lies at the photo's edge, and more may lie beyond it: take the photo with "
+                               "all the flowers in view, or name them (--flowers 1f,6f)")
 
 
 def _unplaced(d: Detection) -> TileResult:
