@@ -264,6 +264,23 @@ def test_a_lone_tile_among_the_flowers_that_could_be_one_is_a_flower(could_be_a_
         assert any("fit no meld" in w for w in layout.warnings)
 
 
+@pytest.mark.parametrize("could_be_a_flower", [True, False])
+def test_a_tile_away_from_the_hand_against_a_flower_that_could_be_one_is_a_flower(could_be_a_flower):
+    # The flowers lie well below the hand; the second reads 2s.
+    readings = (("2s", 0.4), ("1f", 0.05)) if could_be_a_flower else (("2s", 0.4),)
+    row = row_detections(RowSpec(CONCEALED_11 + ["7z", "7z", "7z"], gaps_after={12: 20}))
+    flowers = [Detection((100, 600, 140, 656), "3f", 0.9, (("3f", 0.9),)),
+               Detection((141, 600, 181, 656), "2s", 0.4, readings)]
+    layout = group_tiles(row + flowers)
+    if could_be_a_flower:
+        assert codes_of(layout.tiles, layout.flowers) == ["3f", "2s"] and not layout.unassigned
+        assert layout.warnings == ("1 tile(s) outside the hand's rows and melds lie against the flowers and were "
+                                   "read as flowers",)
+    else:
+        assert codes_of(layout.tiles, layout.unassigned) == ["2s"]
+        assert layout.warnings == ("1 tile(s) lie away from the hand and were not used: 2s",)
+
+
 def test_a_sideways_tile_overrules_a_concealed_kong_box():
     concealed = row_detections(RowSpec(CONCEALED_11[:7] + ["6z"], gaps_after={6: 20}))
     kong = row_detections(RowSpec(["2s"] * 4, origin=(120, 380), sideways={1}))

@@ -223,11 +223,6 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
             f"{len(odd_size)} box(es) far larger than the other tiles, or empty, were not used: "
             + ", ".join(tiles[i].code for i in odd_size)
         )
-    if stray:
-        warnings.append(
-            f"{len(stray)} tile(s) lie away from the hand and were not used: "
-            + ", ".join(tiles[i].code for i in stray)
-        )
 
     # Split rows at grouping boxes, then the rest at gaps; segments that are melds (by a box, a
     # sideways tile or face-down tiles) become melds, the rest stay in their row.
@@ -334,16 +329,24 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
     if backs_loose:
         warnings.append(f"{len(backs_loose)} tile(s) read face down lie outside a concealed kong, where no tile "
                         "lies face down: read from their other readings")
-    # A tile that fits nowhere in the hand but touches a flower and could be one is a flower read
-    # as a suit or honour tile: left out, the hand read surely without it (7 of 7 such tiles on
-    # 600 benchmark photos were flowers).
-    misread_flowers = [i for i in unassigned if i not in kept_out and _flower_by_a_flower(tiles, i, flowers)]
+    # A tile that fits nowhere in the hand, or lies away from it, but touches a flower and could be
+    # one is a flower read as a suit or honour tile: left out, the hand read surely without it (7 of
+    # 7 such tiles that fit nowhere on 600 benchmark photos were flowers).
+    misread_flowers = [i for i in unassigned if i not in odd_size + ghosts + lone_backs
+                       and _flower_by_a_flower(tiles, i, flowers)]
     if misread_flowers:
         unassigned = [i for i in unassigned if i not in misread_flowers]
         flowers += misread_flowers
-        warnings.append(f"{len(misread_flowers)} tile(s) that fit no meld lie against the flowers and were read as flowers")
-    if len(unassigned) > len(kept_out):
-        lone = [i for i in unassigned if i not in kept_out]
+        warnings.append(f"{len(misread_flowers)} tile(s) outside the hand's rows and melds lie against the flowers and were read "
+                        "as flowers")
+    stray = [i for i in stray if i in unassigned]
+    if stray:
+        warnings.append(
+            f"{len(stray)} tile(s) lie away from the hand and were not used: "
+            + ", ".join(tiles[i].code for i in stray)
+        )
+    lone = [i for i in unassigned if i not in kept_out]
+    if lone:
         warnings.append(
             f"{len(lone)} tile(s) fit no meld and are not in the concealed row: "
             + ", ".join(tiles[i].code for i in lone)
