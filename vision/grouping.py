@@ -283,7 +283,8 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
         melds += _melds_beyond_melds(tiles, pieces, row.direction)
         row_segments.append((row, [seg for piece in pieces for seg in piece]))
 
-    kept_out = stray + odd_size + ghosts + lone_backs  # reported apart, never pulled back into the hand
+    not_tiles = odd_size + ghosts + lone_backs  # boxes taken for no tile
+    kept_out = stray + not_tiles  # reported apart, never pulled back into the hand
     unassigned: list[int] = list(kept_out)
     concealed: list[int] = []
     winning = None
@@ -332,8 +333,7 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
     # A tile that fits nowhere in the hand, or lies away from it, but touches a flower and could be
     # one is a flower read as a suit or honour tile: left out, the hand read surely without it (7 of
     # 7 such tiles that fit nowhere on 600 benchmark photos were flowers).
-    misread_flowers = [i for i in unassigned if i not in odd_size + ghosts + lone_backs
-                       and _flower_by_a_flower(tiles, i, flowers)]
+    misread_flowers = [i for i in unassigned if i not in not_tiles and _flower_by_a_flower(tiles, i, flowers)]
     if misread_flowers:
         unassigned = [i for i in unassigned if i not in misread_flowers]
         flowers += misread_flowers

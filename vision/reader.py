@@ -330,9 +330,11 @@ def _order_weight(layout: Layout, top_codes: Mapping[int, str]) -> Callable[[Map
     threes = [m.tiles for m in layout.melds if len(m.tiles) == 3 and not m.stacked]
 
     def weight(codes: Mapping[int, str]) -> float:
-        read = [codes[i] for i in row if i in codes]
-        row_steps = _suit_steps(read)[1] + _split_suits(read) if row_sorted else 0
-        return OUT_OF_ORDER ** (row_steps + sum(_chow_out_of_order([codes[i] for i in m]) for m in threes))
+        steps = sum(_chow_out_of_order([codes[i] for i in m]) for m in threes)
+        if row_sorted:
+            read = [codes[i] for i in row if i in codes]
+            steps += _suit_steps(read)[1] + _split_suits(read)
+        return OUT_OF_ORDER ** steps
 
     return weight
 
