@@ -10,7 +10,7 @@ import pytest
 
 from tests.synthetic_boxes import RowSpec, group_box, row_detections, turned
 from scoring import score_json
-from vision.detections import Detection, DetectionSet
+from vision.detections import BACK, Detection, DetectionSet
 from vision.grouping import group_tiles, iou as iou_of
 from vision.pipeline import read_detections, read_photo
 from vision.reader import orient
@@ -1266,6 +1266,28 @@ def test_a_photo_whose_rows_run_askew_is_read_again_turned_level():
     for tile in result.tiles:
         box = Detection(tile.box, tile.code, 1.0)
         assert max(iou_of(box, t) for t in tilted) > 0.8
+
+
+def test_a_box_in_the_turned_copys_filled_corner_is_no_tile_of_the_photo():
+    # The turned copy's corners repeat the photo's edges; a tile the detector finds there lies
+    # outside the photo, and put back on it would have no box at all (its right edge left of its left).
+    photo = _askew_hand_photo(30.0)
+    detect = _blob_detector(photo)
+    corner = Detection((2.0, 2.0, 42.0, 58.0), BACK, 0.9, ((BACK, 0.9),))
+
+    def with_a_tile_in_the_corner(image):
+        found = detect(image)
+        turned = np.asarray(image).shape != photo.shape
+        return replace(found, kept=found.kept + (corner,)) if turned else found
+
+    result = read_photo(photo, rules=RULES, detect=with_a_tile_in_the_corner)
+    assert result.error is None and result.hand["concealed"] == CONCEALED
+    assert any("ran 30 degrees askew" in w for w in result.warnings)
+    assert len(result.tiles) == 14 and not any("not used" in w for w in result.warnings)
+    height, width = photo.shape[:2]
+    for tile in result.tiles:
+        x1, y1, x2, y2 = tile.box
+        assert 0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height
 
 
 def test_a_photo_whose_rows_run_level_is_read_once():
