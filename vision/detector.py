@@ -557,13 +557,18 @@ def turned(rgb: "np.ndarray", degrees: float) -> tuple["np.ndarray", "np.ndarray
     return cv2.warpAffine(rgb, matrix, size, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), matrix
 
 
-def box_through(matrix: "np.ndarray", box: Sequence[float]) -> tuple[float, float, float, float]:
-    """The axis-aligned box around the corners of `box` (x1, y1, x2, y2) mapped by a 2x3 affine
-    `matrix`."""
+def corners_through(matrix: "np.ndarray", box: Sequence[float]) -> "np.ndarray":
+    """The corners of `box` (x1, y1, x2, y2), in order round it, mapped by a 2x3 affine `matrix` (4 x 2)."""
     import numpy as np
 
     x1, y1, x2, y2 = box
-    corners = np.array([[x1, y1, 1.0], [x2, y1, 1.0], [x1, y2, 1.0], [x2, y2, 1.0]]) @ np.asarray(matrix).T
+    return np.array([[x1, y1, 1.0], [x2, y1, 1.0], [x2, y2, 1.0], [x1, y2, 1.0]]) @ np.asarray(matrix).T
+
+
+def box_through(matrix: "np.ndarray", box: Sequence[float]) -> tuple[float, float, float, float]:
+    """The axis-aligned box around the corners of `box` (x1, y1, x2, y2) mapped by a 2x3 affine
+    `matrix`."""
+    corners = corners_through(matrix, box)
     (left, top), (right, bottom) = corners.min(axis=0), corners.max(axis=0)
     return float(left), float(top), float(right), float(bottom)
 

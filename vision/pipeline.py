@@ -669,11 +669,12 @@ def _share_on_photo(back: Any, box: tuple[float, float, float, float], shape: tu
     import cv2
     import numpy as np
 
+    from vision.detector import corners_through
+
     x1, y1, x2, y2 = box
-    corners = np.array([[x1, y1, 1.0], [x2, y1, 1.0], [x2, y2, 1.0], [x1, y2, 1.0]]) @ np.asarray(back).T
     height, width = shape[:2]
     photo = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
-    inside, _ = cv2.intersectConvexConvex(corners.astype(np.float32), photo)
+    inside, _ = cv2.intersectConvexConvex(corners_through(back, box).astype(np.float32), photo)
     return inside / max((x2 - x1) * (y2 - y1), 1e-9)
 
 
