@@ -77,12 +77,12 @@ class Peer:
     """`mahjong-detector` through its own pre-processing, session and post-processing.
 
     Its public `detect_tiles` keeps only names at confidence 0.5; we call the same steps
-    with our evaluation threshold to get boxes and scores.
+    with a threshold of our choice (by default our evaluation threshold) to get boxes and scores.
     """
 
     name = "peer"
 
-    def __init__(self):
+    def __init__(self, conf: float = EVAL_CONF):
         import importlib
 
         from mahjong_detector.preprocess import preprocess_image
@@ -95,12 +95,13 @@ class Peer:
         self.session = peer_predict.get_inference_session()
         self.input_name = self.session.get_inputs()[0].name
         self.codes = [PEER_TO_OURS[n] for n in peer_predict.CLASS_NAMES]
+        self.conf = conf
 
     def __call__(self, image: Path | Image.Image) -> list[Box]:
         img = Image.open(image) if isinstance(image, Path) else image
         padded, padding = self.preprocess(img)
         raw = self.session.run(None, {self.input_name: self.predict.create_input_tensor(padded)})[0][0]
-        found = self.predict.postprocess(raw, padding, len(self.codes), conf_threshold=EVAL_CONF)
+        found = self.predict.postprocess(raw, padding, len(self.codes), conf_threshold=self.conf)
         return [Box(self.codes[d.class_id], (d.x1, d.y1, d.x2, d.y2), d.confidence) for d in found]
 
 
