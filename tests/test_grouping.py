@@ -782,3 +782,26 @@ def test_a_flower_read_surely_behind_the_winning_tiles_gap_stays_a_flower():
     flower = Detection((x0, 278, x0 + 40, 334), "3f", 1.0, (("3f", 1.0),))
     result = read_detections(tiles + pair + [flower])
     assert result.error is None and result.hand["flowers"] == ["3f"] and result.hand["winning_tile"] == "6s"
+
+
+def test_a_stacked_concealed_kong_cut_short_by_the_photos_edge_is_no_claimed_meld():
+    # A rendered photo's true boxes (benchmark seed 2026500, held-out art 315): a row running up
+    # to the right, the concealed kong at the photo's right edge, face down at both ends with the
+    # fourth tile face up on the middle one. The last face-down tile shows as a sliver inside the
+    # top tile's box, so the top tile looks turned beside it.
+    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
+    boxes = [tile(code, box) for code, box in [
+        ("2p", (315, 287, 367, 341)), ("2p", (352, 274, 404, 326)), ("7s", (390, 259, 440, 313)),
+        ("7s", (427, 246, 476, 300)), ("2p", (488, 225, 535, 277)), ("9m", (555, 212, 610, 277)),
+        ("9m", (597, 206, 658, 263)), ("9m", (642, 179, 697, 245)), ("6p", (698, 158, 754, 223)),
+        ("7p", (735, 143, 795, 210)), ("8p", (779, 134, 849, 195)), ("back", (841, 100, 909, 170)),
+        ("back", (940, 71, 960, 136)), ("3p", (889, 71, 960, 143)), ("2f", (200, 373, 261, 444)),
+        ("4f", (243, 356, 301, 426))]]
+    boxes += [Detection((841, 71, 960, 170), "kong_concealed", 1.0), Detection((698, 134, 849, 223), "meld", 1.0),
+              Detection((555, 179, 697, 277), "meld", 1.0)]
+    layout = group_tiles(boxes)
+    kong = [m for m in layout.melds if "back" in codes_of(layout.tiles, m.tiles)]
+    assert [(m.concealed, m.stacked, m.claimed) for m in kong] == [(True, True, None)]
+    result = read_detections(boxes, context={"self_drawn": True, "seat_wind": "N", "round_wind": "N"})
+    assert {"kind": "kong", "tiles": ["3p"] * 4, "concealed": True} in result.hand["melds"]
+    assert result.hand["concealed"] == ["2p", "2p", "7s", "7s"] and result.hand["winning_tile"] == "2p"

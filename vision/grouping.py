@@ -982,7 +982,10 @@ def _segment_meld(
     """A meld: a run inside a grouping box, a kong with face-down tiles, or (with `use_sideways`)
     a run of 3-4 with a sideways (claimed) tile."""
     if box is not None:
-        face_down = len(seg) == 4 and any(tiles[i].code == BACK for i in seg)
+        # Face-down tiles are a concealed kong's, whatever looks turned: a stacked one's top tile
+        # beside a face-down tile cut short by the photo's edge is wider than it.
+        face_down = (len(seg) == 4 and any(tiles[i].code == BACK for i in seg)) or _faces_of(
+            tiles, seg) == STACKED_KONG_FACES
         if len(seg) == 4 and not face_down and box.confidence < SURE_GROUP_BOX:
             turned = _turned(tiles, seg, d)
             claimed = _the_one_turned(turned, KONG_TURNED)
