@@ -65,8 +65,9 @@ class Run:
 class Ours:
     name = "ours"
 
-    def __init__(self, model: Path, hand_photo: bool = False):
-        self.detector = Detector(model, conf_threshold=EVAL_CONF, hand_photo=hand_photo)
+    def __init__(self, model: Path, hand_photo: bool = False, conf: float | None = EVAL_CONF):
+        """`conf` None: the product's own thresholds, as `mjlens detect` reads."""
+        self.detector = Detector(model, conf_threshold=conf, hand_photo=hand_photo)
 
     def __call__(self, image: Path | Image.Image) -> list[Box]:
         source = np.asarray(image) if isinstance(image, Image.Image) else image

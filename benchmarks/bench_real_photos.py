@@ -36,10 +36,10 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "datasets"))
 
-from bench_detector import SHARED_CODES, Box, Peer  # noqa: E402
+from bench_detector import SHARED_CODES, Box, Ours, Peer  # noqa: E402
 from vision.argtypes import existing_file  # noqa: E402
 from vision.detections import FLOWER_CODES, GROUP_CLASSES  # noqa: E402
-from vision.detector import DEFAULT_MODEL, Detector  # noqa: E402
+from vision.detector import DEFAULT_MODEL  # noqa: E402
 
 LABELS = Path(__file__).resolve().parent / "real_photos.json"
 PHOTOS = REPO.parent / "shared" / "data" / "table-photos" / "camerash-raw"
@@ -121,16 +121,6 @@ def score_photo(boxes: Sequence[Box], rows: Sequence[str], counted: Callable[[st
     return tally
 
 
-class Ours:
-    name = "ours"
-
-    def __init__(self, model: Path, hand_photo: bool):
-        self.detector = Detector(model, hand_photo=hand_photo)
-
-    def __call__(self, path: Path) -> list[Box]:
-        return [Box(d.code, d.box, d.confidence) for d in self.detector.detect(path)]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--photos", type=Path, default=PHOTOS, help="folder of the labelled photos")
@@ -143,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"bench_real_photos: not in {args.photos}: {', '.join(missing)}", file=sys.stderr)
         return 2
-    detectors = [(Ours(args.model, args.hand_photo), lambda code: True),
+    detectors = [(Ours(args.model, args.hand_photo, conf=None), lambda code: True),
                  (Peer(conf=PEER_CONF), lambda code: code in SHARED_CODES)]
     totals = {d.name: Tally() for d, _ in detectors}
     flowers = Tally()
