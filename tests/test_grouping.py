@@ -754,6 +754,29 @@ def test_a_winning_tile_pushed_forward_or_laid_in_front_of_the_rows_end_is_the_w
                    for w in result.warnings)
 
 
+@pytest.mark.parametrize("reversed_view", [False, True])
+def test_a_row_apart_at_both_ends_wins_with_the_tile_past_the_wider_gap(reversed_view):
+    # Seen low and close, the gaps of a row widen towards the camera: the far end's last tile lies
+    # a little apart too. The winning tile is the one past the wider gap, at either end.
+    player_order = CONCEALED_11[:10] + ["1z", "1z", "5z"]
+    codes = ["5z"] + player_order[::-1] if reversed_view else player_order + ["5z"]
+    wide, narrow = 25, 8  # a tile is 40 px long: 0.6 and 0.2 of it
+    row = row_detections(RowSpec(codes, gaps_after={0: wide, 12: narrow} if reversed_view else {0: narrow, 12: wide}))
+    layout = group_tiles(row)
+    assert layout.reversed_view == reversed_view and layout.tiles[layout.winning].code == "5z"
+    assert codes_of(layout.tiles, layout.concealed) == player_order
+
+
+def test_a_row_spread_out_evenly_wins_with_its_right_end_tile():
+    # Every tile a little apart, the left end's gap a shade wider than the right's: nothing says
+    # the photo was taken from across the table.
+    player_order = CONCEALED_11[:10] + ["1z", "1z", "5z"]
+    row = row_detections(RowSpec(player_order + ["5z"], gap=16, gaps_after={12: -3}))
+    layout = group_tiles(row)
+    assert not layout.reversed_view and layout.tiles[layout.winning].code == "5z"
+    assert codes_of(layout.tiles, layout.concealed) == player_order
+
+
 def test_a_tile_laid_by_the_rows_left_end_of_a_hand_one_short_is_read_as_seen_from_across_the_table():
     codes = ["5z", "5z", "1z", "1z", "9s", "8s", "7s", "6p", "5p", "4p", "3m", "2m", "1m"]  # across: descending
     row = row_detections(RowSpec(codes))
@@ -805,3 +828,4 @@ def test_a_stacked_concealed_kong_cut_short_by_the_photos_edge_is_no_claimed_mel
     result = read_detections(boxes, context={"self_drawn": True, "seat_wind": "N", "round_wind": "N"})
     assert {"kind": "kong", "tiles": ["3p"] * 4, "concealed": True} in result.hand["melds"]
     assert result.hand["concealed"] == ["2p", "2p", "7s", "7s"] and result.hand["winning_tile"] == "2p"
+

@@ -1151,7 +1151,15 @@ def _concealed_row(
     """
     order = [i for seg in segments for i in seg]
     right = len(segments) >= 2 and len(segments[-1]) == 1
-    left = len(segments) >= 2 and len(segments[0]) == 1 and not right
+    left = len(segments) >= 2 and len(segments[0]) == 1
+    if right and left:
+        # Seen low and close, a row's gaps widen towards the camera, past SPLIT_GAP at the far
+        # end too. A tile set apart at the left by a gap wider by SPLIT_GAP more is the winning
+        # one, seen from across the table; else the right one, as from the player's seat (a row
+        # spread out evenly shows gaps a little apart at either end).
+        left = (_gap_along(tiles[order[0]], tiles[segments[1][0]], row.direction)
+                > _gap_along(tiles[segments[-2][-1]], tiles[order[-1]], row.direction) + SPLIT_GAP)
+        right = not left
     if not (right or left) and len(order) >= 3:
         right = _lies_differently(tiles, order, order[-1], row.direction)
         left = not right and _lies_differently(tiles, order, order[0], row.direction)
