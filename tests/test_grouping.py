@@ -829,3 +829,16 @@ def test_a_stacked_concealed_kong_cut_short_by_the_photos_edge_is_no_claimed_mel
     assert {"kind": "kong", "tiles": ["3p"] * 4, "concealed": True} in result.hand["melds"]
     assert result.hand["concealed"] == ["2p", "2p", "7s", "7s"] and result.hand["winning_tile"] == "2p"
 
+
+def test_a_run_that_looks_claimed_but_makes_no_meld_is_read_back_as_concealed_tiles():
+    # A close photo: the row's near end stretched by perspective, its first three tiles a little
+    # apart and one of them looking turned. Thirteen orphans, the winning tile set apart.
+    orphans = ["1m", "9m", "1p", "9p", "1s", "9s", "1z", "2z", "3z", "4z", "5z", "6z", "7z"]
+    row = row_detections(RowSpec(orphans + ["1m"], sideways={1}, gaps_after={2: 10, 12: 20}))
+    layout = group_tiles(row)
+    assert [codes_of(layout.tiles, m.tiles) for m in layout.melds] == [["1m", "9m", "1p"]]
+    result = read_detections(row)
+    assert result.error is None and result.hand["melds"] == []
+    assert sorted(result.hand["concealed"]) == sorted(orphans) and result.hand["winning_tile"] == "1m"
+    assert "十三幺" in [f["zh"] for f in result.score["fans"]]
+    assert any("make no winning hand as exposed melds: read as concealed tiles" in w for w in result.warnings)

@@ -997,6 +997,8 @@ def _read(detections: Sequence[Detection], request: ReadingRequest,
         reading = _read_hand(layout, request)
         if not reading.winning:
             layout, reading = _as_pungs_if_they_win(layout, reading, request)
+        if not reading.winning:
+            layout, reading = _unmelded_if_they_win(layout, reading, request)
     except PhotoError as exc:
         return replace(_layout_result(layout), error=exc)
     result = _layout_result(layout)
@@ -1022,6 +1024,21 @@ def _as_pungs_if_they_win(layout: Layout, reading: HandReading, request: Reading
                                                "a stacked kong, make no winning hand as kongs: read as pungs",))
     again = _read_hand(flat, request)
     return (flat, again) if again.winning else (layout, reading)
+
+
+def _unmelded_if_they_win(layout: Layout, reading: HandReading, request: ReadingRequest) -> tuple[Layout, HandReading]:
+    """Melds found by a tile that looks turned alone (no grouping box) may be concealed tiles: a
+    close photo's perspective stretches the row's near end, and a tile cut off by its edge looks
+    short. Where the hand wins only with them back among the concealed tiles, they are."""
+    turned = [m for m in layout.melds if not m.from_box and not m.concealed and m.claimed is not None]
+    if not turned:
+        return layout, reading
+    back = replace(layout, melds=tuple(m for m in layout.melds if m not in turned),
+                   concealed=layout.concealed + tuple(i for m in turned for i in m.tiles),
+                   warnings=layout.warnings + (f"{len(turned)} run(s) with a tile that looks turned make no winning "
+                                               "hand as exposed melds: read as concealed tiles",))
+    again = _read_hand(back, request)
+    return (back, again) if again.winning else (layout, reading)
 
 
 def _place(box: tuple[float, float, float, float]) -> str:
