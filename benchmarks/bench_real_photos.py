@@ -27,7 +27,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from tqdm import tqdm
@@ -56,7 +56,7 @@ class Tally:
     extra: int = 0
 
     def add(self, other: Tally) -> None:
-        for name in ("tiles", "right", "wrong", "missed", "extra"):
+        for name in (f.name for f in fields(self)):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     @property

@@ -23,7 +23,7 @@ def test_every_label_is_one_of_our_codes_and_every_photo_is_a_grid_of_rows():
     assert set(codes) <= set(TILE_CODES) | {ANY} and len(codes) == 1194
     whole_sets = [name for name, rows in photos.items() if sum(len(r.split()) for r in rows) == 144]
     assert len(whole_sets) == 7
-    for name in whole_sets:  # a whole set: four of each playing tile, and the eight flowers
+    for name in whole_sets:  # a whole set: four of each of the 34 playing tiles
         tiles = [code for row in photos[name] for code in row.split()]
         playing = [c for c in tiles if not c.endswith("f") and c != ANY]
         assert all(playing.count(c) == 4 for c in set(playing)) and len(set(playing)) == 34, name

@@ -1022,23 +1022,28 @@ def _as_pungs_if_they_win(layout: Layout, reading: HandReading, request: Reading
     flat = replace(layout, melds=tuple(replace(m, stacked=False) if m in raised else m for m in layout.melds),
                    warnings=layout.warnings + (f"{len(raised)} meld(s) whose middle tile looks to lie on a fourth, as on "
                                                "a stacked kong, make no winning hand as kongs: read as pungs",))
-    again = _read_hand(flat, request)
-    return (flat, again) if again.winning else (layout, reading)
+    return _if_it_wins(flat, layout, reading, request)
 
 
 def _unmelded_if_they_win(layout: Layout, reading: HandReading, request: ReadingRequest) -> tuple[Layout, HandReading]:
     """Melds found by a tile that looks turned alone (no grouping box) may be concealed tiles: a
     close photo's perspective stretches the row's near end, and a tile cut off by its edge looks
     short. Where the hand wins only with them back among the concealed tiles, they are."""
-    turned = [m for m in layout.melds if not m.from_box and not m.concealed and m.claimed is not None]
-    if not turned:
+    by_a_turned_tile = [m for m in layout.melds if not m.from_box and not m.concealed and m.claimed is not None]
+    if not by_a_turned_tile:
         return layout, reading
-    back = replace(layout, melds=tuple(m for m in layout.melds if m not in turned),
-                   concealed=layout.concealed + tuple(i for m in turned for i in m.tiles),
-                   warnings=layout.warnings + (f"{len(turned)} run(s) with a tile that looks turned make no winning "
-                                               "hand as exposed melds: read as concealed tiles",))
-    again = _read_hand(back, request)
-    return (back, again) if again.winning else (layout, reading)
+    back = replace(layout, melds=tuple(m for m in layout.melds if m not in by_a_turned_tile),
+                   concealed=layout.concealed + tuple(i for m in by_a_turned_tile for i in m.tiles),
+                   warnings=layout.warnings + (f"{len(by_a_turned_tile)} run(s) with a tile that looks turned make no "
+                                               "winning hand as exposed melds: read as concealed tiles",))
+    return _if_it_wins(back, layout, reading, request)
+
+
+def _if_it_wins(changed: Layout, layout: Layout, reading: HandReading,
+                request: ReadingRequest) -> tuple[Layout, HandReading]:
+    """`changed` and its reading where that reading wins, else `layout` and `reading` as they were."""
+    again = _read_hand(changed, request)
+    return (changed, again) if again.winning else (layout, reading)
 
 
 def _place(box: tuple[float, float, float, float]) -> str:
