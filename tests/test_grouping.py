@@ -830,6 +830,48 @@ def test_a_stacked_concealed_kong_cut_short_by_the_photos_edge_is_no_claimed_mel
     assert result.hand["concealed"] == ["2p", "2p", "7s", "7s"] and result.hand["winning_tile"] == "2p"
 
 
+def test_a_stacked_concealed_kong_whose_top_tile_chains_to_the_row_behind_is_still_a_kong():
+    # A rendered photo's true boxes (benchmark seed 2026900, held-out art 335): melds in a row
+    # running up to the right, the concealed row behind them. The kong's face-up top tile, raised
+    # on the middle face-down one, lies level with the concealed row and chains to it, so no one
+    # row holds the kong's three tiles.
+    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
+    boxes = [tile(code, box) for code, box in [
+        ("5p", (181, 359, 257, 452)), ("5p", (242, 333, 319, 418)), ("4s", (200, 435, 285, 525)),
+        ("5s", (256, 404, 334, 498)), ("6s", (305, 384, 382, 477)), ("back", (388, 349, 464, 442)),
+        ("back", (493, 309, 559, 401)), ("2p", (433, 304, 512, 398)), ("1s", (537, 285, 615, 377)),
+        ("1s", (585, 265, 662, 357)), ("1s", (632, 246, 710, 338)), ("1s", (685, 231, 768, 318)),
+        ("4p", (761, 190, 844, 281)), ("5p", (811, 170, 890, 261)), ("6p", (864, 156, 948, 241)),
+        ("4f", (0, 518, 78, 610)), ("5f", (49, 495, 130, 584))]]
+    boxes += [Detection((200, 384, 382, 525), "meld", 1.0), Detection((388, 304, 559, 442), "kong_concealed", 1.0),
+              Detection((537, 231, 768, 377), "meld", 1.0), Detection((761, 156, 948, 281), "meld", 1.0)]
+    layout = group_tiles(boxes)
+    assert layout.warnings == ()
+    result = read_detections(boxes, context={"seat_wind": "W", "round_wind": "S"})
+    assert result.error is None
+    assert {"kind": "kong", "tiles": ["2p"] * 4, "concealed": True} in result.hand["melds"]
+    assert result.hand["concealed"] == ["5p"] and result.hand["winning_tile"] == "5p"
+
+
+def test_a_stacked_kong_seen_steeply_split_between_two_rows_is_still_a_kong():
+    # A rendered photo's true boxes (benchmark seed 2026900, held-out art 240), seen from high and
+    # close: the kong's first tile chains to the chow before it, its raised top tile and its last
+    # tile to the kong after it, each row's piece lying apart from the row's other meld.
+    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
+    boxes = [tile(code, box) for code, box in [
+        ("2m", (15, 18, 105, 123)), ("3m", (78, 37, 168, 129)), ("4m", (142, 56, 232, 171)),
+        ("7p", (208, 76, 311, 191)), ("7p", (305, 100, 410, 207)), ("1m", (42, 107, 154, 228)),
+        ("2m", (106, 128, 225, 251)), ("3m", (173, 166, 301, 279)), ("1z", (304, 190, 395, 316)),
+        ("1z", (448, 236, 552, 365)), ("1z", (370, 176, 481, 309)), ("9s", (546, 267, 653, 398)),
+        ("9s", (619, 291, 727, 424)), ("9s", (692, 315, 804, 450)), ("9s", (768, 361, 902, 485))]]
+    boxes += [Detection((546, 267, 902, 485), "meld", 1.0), Detection((304, 176, 552, 365), "meld", 1.0),
+              Detection((42, 107, 301, 279), "meld", 1.0)]
+    result = read_detections(boxes, context={"self_drawn": True, "seat_wind": "N", "round_wind": "S"})
+    assert result.error is None and result.warnings == []
+    assert {"kind": "kong", "tiles": ["1z"] * 4, "concealed": False} in result.hand["melds"]
+    assert result.hand["concealed"] == ["2m", "3m", "4m", "7p"] and result.hand["winning_tile"] == "7p"
+
+
 def test_a_run_that_looks_claimed_but_makes_no_meld_is_read_back_as_concealed_tiles():
     # A close photo: the row's near end stretched by perspective, its first three tiles a little
     # apart and one of them looking turned. Thirteen orphans, the winning tile set apart.

@@ -609,11 +609,15 @@ def _box_runs(
     down as a concealed kong's do (no concealed row shows a back, and two kongs laid edge to edge
     under loosely drawn boxes leave a tile between them in neither box) or the detector is all but
     sure of its box (SURE_GROUP_BOX): players also lay their last concealed tiles against a meld.
+    A box that holds no run of three in any one row takes its tiles from all rows, where each
+    piece lies apart in its row and well inside the box: a stacked kong's raised top tile, or a
+    meld seen from low, can chain its tiles to the row behind.
     """
     if not group_boxes:
         return []
     best: dict[int, tuple[float, list[int], tuple[float, float]]] = {}
     lone: dict[int, list[int]] = {}
+    pieces: dict[int, list[tuple[list[int], tuple[float, float]]]] = {}
     for row in rows:
         owner: list[int | None] = []
         cover: list[float] = []
@@ -642,10 +646,15 @@ def _box_runs(
                      or group_boxes[b].confidence >= SURE_GROUP_BOX)
             if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
                 best[b] = (total, held, row.direction)
+            if apart and min(cover[lo:hi]) >= BOX_FULL_COVER:
+                pieces.setdefault(b, []).append((held, row.direction))
     runs = []
     for b, box in enumerate(group_boxes):
         run, direction = best[b][1:] if b in best else ([], (1.0, 0.0))
         run = run + [i for i in lone.get(b, []) if i not in run][: 4 - len(run)]
+        across_rows = [i for held, _ in pieces.get(b, []) for i in held]
+        if len(run) < 3 and len(pieces.get(b, [])) > 1 and 3 <= len(across_rows) <= 4:
+            run, direction = across_rows, max(pieces[b], key=lambda piece: len(piece[0]))[1]
         if len(run) < 3:
             warnings.append(f"a {box.code} box holds no run of 3-4 tiles; ignored it")
             continue
