@@ -103,6 +103,27 @@ def test_grouping_boxes_split_touching_melds():
     assert layout.tiles[layout.winning].code == "5p"
 
 
+def test_a_box_drawn_short_of_its_melds_first_tile_still_takes_it():
+    # A pung and a kong laid edge to edge; the detector drew the kong's box from just inside its
+    # first tile, whose centre then lies in no box and which touches both melds.
+    concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["5p"], gaps_after={3: 20}))
+    melds = row_detections(RowSpec(["5m"] * 3 + ["8m"] * 4, origin=(120, 380)))
+    kong_box = group_box(melds[3:], "meld")
+    kong_box = Detection((melds[3].box[2] - 4, *kong_box.box[1:]), "meld", 0.9)
+    layout = group_tiles(concealed + melds + [group_box(melds[:3], "meld"), kong_box])
+    assert sorted(codes for codes, _ in _meld_codes(layout)) == [["5m"] * 3, ["8m"] * 4]
+    assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:4] and not layout.warnings
+
+
+def test_a_box_drawn_over_a_run_takes_no_touching_tile_that_makes_no_set_with_it():
+    # The pair's second tile laid against a chow under a box that overlaps it: with it the four
+    # tiles lie apart from the rest, but 1p 4s 5s 6s is no meld.
+    row = row_detections(RowSpec(["1p", "1p", "4s", "5s", "6s"], gaps_after={0: 10}))
+    box = Detection((row[1].box[2] - 4, row[2].box[1] - 3, row[4].box[2] + 3, row[4].box[3] + 3), "meld", 0.9)
+    layout = group_tiles(row + [box])
+    assert not any("1p" in codes for codes, _ in _meld_codes(layout))
+
+
 def test_a_short_concealed_row_behind_four_melds_one_unboxed_is_the_concealed_row():
     # Four melds leave one concealed tile and the winning tile, standing behind them; the detector
     # boxed three melds, so the fourth is the longest unmelded run, yet only the short row makes

@@ -602,7 +602,8 @@ def _box_runs(
     contains its centre (see `_owning_box`). Boxes are axis-aligned, so a tilted meld's
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
     its least-covered end tiles, a meld box's fourth tile must lie well inside (unless only with it
-    does the run lie apart from the row's other tiles: a kong under a tight box), and of the runs a
+    does the run lie apart from the row's other tiles: a kong under a tight box; see also
+    `_tight_box_ends`), and of the runs a
     box takes in several rows only the best-covered one counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
     that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
@@ -625,6 +626,7 @@ def _box_runs(
             b, fraction = _owning_box(tiles[i], group_boxes)
             owner.append(b)
             cover.append(fraction)
+        _tight_box_ends(tiles, row, owner, cover, group_boxes)
         if len(row.members) == 1 and owner[0] is not None and cover[0] >= BOX_FULL_COVER:
             lone.setdefault(owner[0], []).append(row.members[0])
         for lo, hi in _runs(owner):
@@ -660,6 +662,39 @@ def _box_runs(
             continue
         runs.append((box, sorted(run, key=lambda i: tiles[i].center[0]), direction))
     return runs
+
+
+def _tight_box_ends(tiles: Sequence[Detection], row: _Row, owner: list[int | None], cover: list[float],
+                    group_boxes: list[Detection]) -> None:
+    """Give a box drawn tight over its meld the end tile it leaves out (in place).
+
+    A box holding two tiles of a row, or three that touch a neighbour (and the detector is not
+    sure of), takes that neighbour where the neighbour's centre lies in no box, the box overlaps
+    it more than any other box does, it touches the run, the first readings with it make a set,
+    and only with it does the run lie apart from the row's other tiles: the detector often draws
+    a meld's box short of its first or last tile, and the box was then ignored or its meld left a
+    tile behind.
+    """
+    m = row.members
+    for lo, hi in _runs(list(owner)):  # a copy: the loop fills in owner
+        b = owner[lo]
+        if b is None or not 2 <= hi - lo <= 3 or (hi - lo == 3 and (
+                _set_apart(tiles, row, owner, lo, hi) or group_boxes[b].confidence >= SURE_GROUP_BOX)):
+            continue
+        for n, run, end in ((lo - 1, (lo - 1, hi), lo), (hi, (lo, hi + 1), hi - 1)):
+            if not 0 <= n < len(m) or owner[n] is not None:
+                continue
+            overlaps = [_covered_fraction(tiles[m[n]], g) for g in group_boxes]
+            overlap = overlaps[b]
+            if (overlap <= 0 or overlap < max(overlaps)
+                    or _gap_along(tiles[m[min(n, end)]], tiles[m[max(n, end)]], row.direction) > SPLIT_GAP
+                    or not _reads_as_set([tiles[i].code for i in m[run[0]:run[1]]])):
+                continue
+            owner[n] = b
+            if _set_apart(tiles, row, owner, *run):
+                cover[n] = overlap
+                break
+            owner[n] = None
 
 
 def _owning_box(tile: Detection, group_boxes: list[Detection]) -> tuple[int | None, float]:
