@@ -603,8 +603,8 @@ def _box_runs(
     box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
     its least-covered end tiles, a meld box's fourth tile must lie well inside (unless only with it
     does the run lie apart from the row's other tiles: a kong under a tight box; see also
-    `_tight_box_ends`), and of the runs a
-    box takes in several rows only the best-covered one counts. Lone tiles well inside the box
+    `_tight_box_ends`), and of the runs a box takes in several rows only the best-covered one
+    counts. Lone tiles well inside the box
     (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
     that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
     down as a concealed kong's do (no concealed row shows a back, and two kongs laid edge to edge
