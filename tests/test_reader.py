@@ -503,6 +503,13 @@ def test_a_kong_stacked_on_its_middle_tile_is_read_as_four_tiles(raised):
     assert not result.warnings
 
 
+def test_a_stacked_concealed_kong_whose_top_tile_lies_off_the_middle_is_read_without_a_box():
+    """No grouping box; the top tile lies nearer one end, leaving a gap wider than the row's
+    cuts beside it."""
+    result = read_detections(_stacked_scene(["back", "9m", "back"], 14, gaps_after={1: 8}), rules=RULES)
+    assert result.hand["melds"] == [{"kind": "kong", "tiles": ["9m"] * 4, "concealed": True}]
+
+
 def test_a_stacked_kong_whose_top_tile_box_takes_in_the_side_below_is_read_as_four_tiles():
     """The detector boxes the top tile down to the table: its top edge lies above its
     neighbours', its bottom edge level with theirs."""

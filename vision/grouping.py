@@ -937,12 +937,19 @@ def _set_apart(tiles: Sequence[Detection], row: _Row, owner: list[int | None], l
 
 
 def _segments(tiles: Sequence[Detection], row: _Row) -> list[list[int]]:
-    segments = [[row.members[0]]]
-    for prev, cur in zip(row.members, row.members[1:]):
-        if _gap_along(tiles[prev], tiles[cur], row.direction) > SPLIT_GAP:
-            segments.append([cur])
+    """The row cut where its tiles lie apart (SPLIT_GAP). A stacked concealed kong (face down, a
+    tile face up raised on the middle one, face down) is a segment of its own whatever its gaps:
+    its top tile may lie off the middle, leaving a gap beside it, and nothing lies against it."""
+    m = row.members
+    stacks = [k for k in range(len(m) - 2) if _shows_stacked_kong(tiles, m[k:k + 3])]
+    ends = {k for s in stacks for k in (s, s + 3)}  # cuts before these tiles
+    inside = {k for s in stacks for k in (s + 1, s + 2)}
+    segments = [[m[0]]]
+    for k in range(1, len(m)):
+        if k in ends or (k not in inside and _gap_along(tiles[m[k - 1]], tiles[m[k]], row.direction) > SPLIT_GAP):
+            segments.append([m[k]])
         else:
-            segments[-1].append(cur)
+            segments[-1].append(m[k])
     return segments
 
 
