@@ -109,8 +109,8 @@ def test_a_box_drawn_short_of_its_melds_first_tile_still_takes_it():
     concealed = row_detections(RowSpec(CONCEALED_11[:4] + ["5p"], gaps_after={3: 20}))
     melds = row_detections(RowSpec(["5m"] * 3 + ["8m"] * 4, origin=(120, 380)))
     kong_box = group_box(melds[3:], "meld")
-    kong_box = Detection((melds[3].box[2] - 4, *kong_box.box[1:]), "meld", 0.9)
-    layout = group_tiles(concealed + melds + [group_box(melds[:3], "meld"), kong_box])
+    short = replace(kong_box, box=(melds[3].box[2] - 4, *kong_box.box[1:]))
+    layout = group_tiles(concealed + melds + [group_box(melds[:3], "meld"), short])
     assert sorted(codes for codes, _ in _meld_codes(layout)) == [["5m"] * 3, ["8m"] * 4]
     assert codes_of(layout.tiles, layout.concealed) == CONCEALED_11[:4] and not layout.warnings
 
@@ -828,19 +828,23 @@ def test_a_flower_read_surely_behind_the_winning_tiles_gap_stays_a_flower():
     assert result.error is None and result.hand["flowers"] == ["3f"] and result.hand["winning_tile"] == "6s"
 
 
+def _sure_tiles(labelled: list[tuple[str, tuple[float, float, float, float]]]) -> list[Detection]:
+    """Tile detections read surely, from (code, box) pairs: a rendered photo's true boxes."""
+    return [Detection(box, code, 1.0, ((code, 1.0),)) for code, box in labelled]
+
+
 def test_a_stacked_concealed_kong_cut_short_by_the_photos_edge_is_no_claimed_meld():
     # A rendered photo's true boxes (benchmark seed 2026500, held-out art 315): a row running up
     # to the right, the concealed kong at the photo's right edge, face down at both ends with the
     # fourth tile face up on the middle one. The last face-down tile shows as a sliver inside the
     # top tile's box, so the top tile looks turned beside it.
-    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
-    boxes = [tile(code, box) for code, box in [
+    boxes = _sure_tiles([
         ("2p", (315, 287, 367, 341)), ("2p", (352, 274, 404, 326)), ("7s", (390, 259, 440, 313)),
         ("7s", (427, 246, 476, 300)), ("2p", (488, 225, 535, 277)), ("9m", (555, 212, 610, 277)),
         ("9m", (597, 206, 658, 263)), ("9m", (642, 179, 697, 245)), ("6p", (698, 158, 754, 223)),
         ("7p", (735, 143, 795, 210)), ("8p", (779, 134, 849, 195)), ("back", (841, 100, 909, 170)),
         ("back", (940, 71, 960, 136)), ("3p", (889, 71, 960, 143)), ("2f", (200, 373, 261, 444)),
-        ("4f", (243, 356, 301, 426))]]
+        ("4f", (243, 356, 301, 426))])
     boxes += [Detection((841, 71, 960, 170), "kong_concealed", 1.0), Detection((698, 134, 849, 223), "meld", 1.0),
               Detection((555, 179, 697, 277), "meld", 1.0)]
     layout = group_tiles(boxes)
@@ -856,14 +860,13 @@ def test_a_stacked_concealed_kong_whose_top_tile_chains_to_the_row_behind_is_sti
     # running up to the right, the concealed row behind them. The kong's face-up top tile, raised
     # on the middle face-down one, lies level with the concealed row and chains to it, so no one
     # row holds the kong's three tiles.
-    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
-    boxes = [tile(code, box) for code, box in [
+    boxes = _sure_tiles([
         ("5p", (181, 359, 257, 452)), ("5p", (242, 333, 319, 418)), ("4s", (200, 435, 285, 525)),
         ("5s", (256, 404, 334, 498)), ("6s", (305, 384, 382, 477)), ("back", (388, 349, 464, 442)),
         ("back", (493, 309, 559, 401)), ("2p", (433, 304, 512, 398)), ("1s", (537, 285, 615, 377)),
         ("1s", (585, 265, 662, 357)), ("1s", (632, 246, 710, 338)), ("1s", (685, 231, 768, 318)),
         ("4p", (761, 190, 844, 281)), ("5p", (811, 170, 890, 261)), ("6p", (864, 156, 948, 241)),
-        ("4f", (0, 518, 78, 610)), ("5f", (49, 495, 130, 584))]]
+        ("4f", (0, 518, 78, 610)), ("5f", (49, 495, 130, 584))])
     boxes += [Detection((200, 384, 382, 525), "meld", 1.0), Detection((388, 304, 559, 442), "kong_concealed", 1.0),
               Detection((537, 231, 768, 377), "meld", 1.0), Detection((761, 156, 948, 281), "meld", 1.0)]
     layout = group_tiles(boxes)
@@ -878,13 +881,12 @@ def test_a_stacked_kong_seen_steeply_split_between_two_rows_is_still_a_kong():
     # A rendered photo's true boxes (benchmark seed 2026900, held-out art 240), seen from high and
     # close: the kong's first tile chains to the chow before it, its raised top tile and its last
     # tile to the kong after it, each row's piece lying apart from the row's other meld.
-    tile = lambda code, box: Detection(box, code, 1.0, ((code, 1.0),))
-    boxes = [tile(code, box) for code, box in [
+    boxes = _sure_tiles([
         ("2m", (15, 18, 105, 123)), ("3m", (78, 37, 168, 129)), ("4m", (142, 56, 232, 171)),
         ("7p", (208, 76, 311, 191)), ("7p", (305, 100, 410, 207)), ("1m", (42, 107, 154, 228)),
         ("2m", (106, 128, 225, 251)), ("3m", (173, 166, 301, 279)), ("1z", (304, 190, 395, 316)),
         ("1z", (448, 236, 552, 365)), ("1z", (370, 176, 481, 309)), ("9s", (546, 267, 653, 398)),
-        ("9s", (619, 291, 727, 424)), ("9s", (692, 315, 804, 450)), ("9s", (768, 361, 902, 485))]]
+        ("9s", (619, 291, 727, 424)), ("9s", (692, 315, 804, 450)), ("9s", (768, 361, 902, 485))])
     boxes += [Detection((546, 267, 902, 485), "meld", 1.0), Detection((304, 176, 552, 365), "meld", 1.0),
               Detection((42, 107, 301, 279), "meld", 1.0)]
     result = read_detections(boxes, context={"self_drawn": True, "seat_wind": "N", "round_wind": "S"})
