@@ -598,21 +598,20 @@ def _box_runs(
 ) -> list[tuple[Detection, list[int], tuple[float, float]]]:
     """The tiles each grouping box holds, with the direction of their row.
 
-    A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that
-    contains its centre (see `_owning_box`). Boxes are axis-aligned, so a tilted meld's
-    box also takes in parts of its neighbours and of the row behind: a run longer than a meld loses
-    its least-covered end tiles, a meld box's fourth tile must lie well inside (unless only with it
-    does the run lie apart from the row's other tiles: a kong under a tight box; see also
-    `_tight_box_ends`), and of the runs a box takes in several rows only the best-covered one
-    counts. Lone tiles well inside the box
-    (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A run
-    that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
+    A box holds a run of 3-4 consecutive tiles of one row. A tile may belong to a box that contains
+    its centre (see `_owning_box`). Boxes are axis-aligned, so a tilted meld's box also takes in
+    parts of its neighbours and of the row behind: a run longer than a meld loses its least-covered
+    end tiles, a meld box's fourth tile must lie well inside (unless only with it does the run lie
+    apart from the row's other tiles: a kong under a tight box; see also `_tight_box_ends`), and of
+    the runs a box takes in several rows only the best-covered one counts. Lone tiles well inside
+    the box (cut off by the photo's edge, so no row reaches them) complete a run of two or three. A
+    run that touches its row's other tiles is no meld (see `_set_apart`), unless its tiles lie face
     down as a concealed kong's do (no concealed row shows a back, and two kongs laid edge to edge
     under loosely drawn boxes leave a tile between them in neither box) or the detector is all but
-    sure of its box (SURE_GROUP_BOX): players also lay their last concealed tiles against a meld.
-    A box that holds no run of three in any one row takes its tiles from all rows, where each
-    piece lies apart in its row and well inside the box: a stacked kong's raised top tile, or a
-    meld seen from low, can chain its tiles to the row behind.
+    sure of its box (SURE_GROUP_BOX): players also lay their last concealed tiles against a meld. A
+    box that holds no run of three in any one row takes its tiles from all rows, where each piece
+    lies apart in its row and well inside the box: a stacked kong's raised top tile, or a meld seen
+    from low, can chain its tiles to the row behind.
     """
     if not group_boxes:
         return []
