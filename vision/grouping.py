@@ -643,8 +643,7 @@ def _box_runs(
                     (lo, hi), apart = shorter, shorter_apart
             total = sum(cover[lo:hi])
             held = row.members[lo:hi]
-            apart = (apart or _faces_of(tiles, held) in KONG_FACE_PATTERNS or _shows_stacked_kong(tiles, held)
-                     or group_boxes[b].confidence >= SURE_GROUP_BOX)
+            apart = apart or _held_though_touching(tiles, held, group_boxes[b])
             if hi - lo >= 2 and apart and (b not in best or total > best[b][0]):
                 best[b] = (total, held, row.direction)
             if apart and min(cover[lo:hi]) >= BOX_FULL_COVER:
@@ -667,18 +666,18 @@ def _tight_box_ends(tiles: Sequence[Detection], row: _Row, owner: list[int | Non
                     group_boxes: list[Detection]) -> None:
     """Give a box drawn tight over its meld the end tile it leaves out (in place).
 
-    A box holding two tiles of a row, or three that touch a neighbour (and the detector is not
-    sure of), takes that neighbour where the neighbour's centre lies in no box, the box overlaps
-    it more than any other box does, it touches the run, the first readings with it make a set,
-    and only with it does the run lie apart from the row's other tiles: the detector often draws
-    a meld's box short of its first or last tile, and the box was then ignored or its meld left a
-    tile behind.
+    A box holding two tiles of a row, or three that touch a neighbour (and are not a meld all the
+    same: `_held_though_touching`), takes that neighbour where the neighbour's centre lies in no
+    box, the box overlaps it more than any other box does, it touches the run, the first readings
+    with it make a set, and only with it does the run lie apart from the row's other tiles: the
+    detector often draws a meld's box short of its first or last tile, and the box was then
+    ignored or its meld left a tile behind.
     """
     m = row.members
     for lo, hi in _runs(list(owner)):  # a copy: the loop fills in owner
         b = owner[lo]
         if b is None or not 2 <= hi - lo <= 3 or (hi - lo == 3 and (
-                _set_apart(tiles, row, owner, lo, hi) or group_boxes[b].confidence >= SURE_GROUP_BOX)):
+                _set_apart(tiles, row, owner, lo, hi) or _held_though_touching(tiles, m[lo:hi], group_boxes[b]))):
             continue
         for n, run, end in ((lo - 1, (lo - 1, hi), lo), (hi, (lo, hi + 1), hi - 1)):
             if not 0 <= n < len(m) or owner[n] is not None:
@@ -694,6 +693,13 @@ def _tight_box_ends(tiles: Sequence[Detection], row: _Row, owner: list[int | Non
                 cover[n] = overlap
                 break
             owner[n] = None
+
+
+def _held_though_touching(tiles: Sequence[Detection], held: list[int], box: Detection) -> bool:
+    """Whether a box's run is a meld though it touches its row's other tiles: face down as a
+    concealed kong's lie, or the detector all but sure of its box (see `_box_runs`)."""
+    return (_faces_of(tiles, held) in KONG_FACE_PATTERNS or _shows_stacked_kong(tiles, held)
+            or box.confidence >= SURE_GROUP_BOX)
 
 
 def _owning_box(tile: Detection, group_boxes: list[Detection]) -> tuple[int | None, float]:
