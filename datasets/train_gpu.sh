@@ -14,6 +14,9 @@ device=${2:-0}
 out=${OUT:-/tmp/mjlens-gpu-out}
 data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
 scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
+# Each lease renders scenes of its own (stage 5 used seeds 31-33) and starts from the weights
+# shipped by the last one.
+seed=${MJLENS_GPU_SEED:-41}
 mkdir -p "$out" "$data"
 
 if ! python3 -c "import ultralytics" 2>/dev/null; then
@@ -27,11 +30,11 @@ count() { python3 -c "print(max(8, int($1 * $scale)))"; }
 # --resume: a rerun on a machine still warm keeps the scenes already rendered (same arguments).
 # All layouts (the detector's validation mix), hand photos from every training source, and hand
 # photos with only the real training crops' faces; gnome-smooth stays held out of everything.
-python3 datasets/synth.py --out "$data/mix" --count "$(count 8000)" --seed 31 --workers "$cores" --resume \
+python3 datasets/synth.py --out "$data/mix" --count "$(count 5000)" --seed "$seed" --workers "$cores" --resume \
     --holdout-source gnome-smooth --val-fraction 0.04
-python3 datasets/synth.py --out "$data/hand" --count "$(count 3000)" --seed 32 --workers "$cores" --resume \
+python3 datasets/synth.py --out "$data/hand" --count "$(count 3500)" --seed "$((seed + 1))" --workers "$cores" --resume \
     --holdout-source gnome-smooth --layouts hand --val-fraction 0.02
-python3 datasets/synth.py --out "$data/real" --count "$(count 1500)" --seed 33 --workers "$cores" --resume \
+python3 datasets/synth.py --out "$data/real" --count "$(count 1200)" --seed "$((seed + 2))" --workers "$cores" --resume \
     --sources camerash --layouts hand --val-fraction 0.02
 python3 - "$data" <<'EOF'
 import sys
@@ -51,10 +54,12 @@ hours=$(python3 -c "print(round(max($left, 30) / 3600, 4))")
 echo "rendered in ${SECONDS}s; training for ${hours} h on device $device"
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 weights=$runs/gpu/weights
-# The calling command may be cut off: keep the newest epoch's checkpoint in $out all along.
+# The calling command may be cut off: keep the newest epoch's checkpoint in $out all along,
+# without its optimizer state (that would make it too big to come back from the machine).
 # Stopped however the script ends: left running, it would hold the caller's output open.
-(while sleep 15; do [ -f "$weights/last.pt" ] && cp "$weights/last.pt" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) \
-    >/dev/null 2>&1 &
+strip='import sys; from ultralytics.utils.torch_utils import strip_optimizer; strip_optimizer(sys.argv[1])'
+(while sleep 20; do [ -f "$weights/last.pt" ] && cp "$weights/last.pt" "$out/.last.pt" \
+    && python3 -c "$strip" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) >/dev/null 2>&1 &
 copier=$!
 trap 'kill $copier 2>/dev/null' EXIT
 python3 -m vision.cli train --data "$data/data.yaml" --init models/mjlens-tiles.pt --hours "$hours" \
