@@ -5,9 +5,13 @@
 # `.whl` (ultralytics and ultralytics-thop wheels, py3-none-any) and `datasets/_art/atlas`.
 #
 #   bash datasets/train_gpu.sh BUDGET_SECONDS [DEVICE]
+#   MJLENS_GPU_CONTINUE=1 bash datasets/train_gpu.sh BUDGET_SECONDS [DEVICE]
 #
 # BUDGET_SECONDS bounds the whole script (rendering + training + copying); training gets what
-# rendering leaves, less a margin for the last validation and the copy.
+# rendering leaves, less a margin for the last validation and the copy. A lease's time is
+# spent best as one call of the longest command allowed and, right after it while the machine
+# is still warm, a second one with MJLENS_GPU_CONTINUE=1: its scenes are rendered already, so
+# all its time trains on from the first call's weights, at a lower rate on a fresh schedule.
 set -euo pipefail
 budget=${1:?usage: train_gpu.sh BUDGET_SECONDS [DEVICE]}
 device=${2:-0}
@@ -17,6 +21,13 @@ scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the sce
 # Each lease renders scenes of its own (stage 5 used seeds 31-33) and starts from the weights
 # shipped by the last one.
 seed=${MJLENS_GPU_SEED:-41}
+runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
+if [ "${MJLENS_GPU_CONTINUE:-0}" = 1 ]; then
+    init=$runs/gpu/weights/last.pt name=gpu2 lr0=0.0005
+    [ -f "$init" ] || { echo "train_gpu.sh: nothing to continue: $init is missing (a fresh machine?)" >&2; exit 3; }
+else
+    init=models/mjlens-tiles.pt name=gpu lr0=0.0015
+fi
 mkdir -p "$out" "$data"
 
 if ! python3 -c "import ultralytics" 2>/dev/null; then
@@ -52,8 +63,7 @@ EOF
 left=$((budget - SECONDS - 75))
 hours=$(python3 -c "print(round(max($left, 30) / 3600, 4))")
 echo "rendered in ${SECONDS}s; training for ${hours} h on device $device"
-runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
-weights=$runs/gpu/weights
+weights=$runs/$name/weights
 # The calling command may be cut off: keep the newest epoch's checkpoint in $out all along,
 # without its optimizer state (that would make it too big to come back from the machine).
 # Stopped however the script ends: left running, it would hold the caller's output open.
@@ -62,9 +72,9 @@ strip='import sys; from ultralytics.utils.torch_utils import strip_optimizer; st
     && python3 -c "$strip" "$out/.last.pt" && mv "$out/.last.pt" "$out/last.pt"; done) >/dev/null 2>&1 &
 copier=$!
 trap 'kill $copier 2>/dev/null' EXIT
-python3 -m vision.cli train --data "$data/data.yaml" --init models/mjlens-tiles.pt --hours "$hours" \
-    --epochs 30 --imgsz 640 --batch 64 --lr0 0.0015 --workers "$cores" --device "$device" \
-    --cache ram --no-val --project "$runs" --name gpu --no-ship 2>&1 | tee "$out/train.log"
+python3 -m vision.cli train --data "$data/data.yaml" --init "$init" --hours "$hours" \
+    --epochs 30 --imgsz 640 --batch 64 --lr0 "$lr0" --workers "$cores" --device "$device" \
+    --cache ram --no-val --project "$runs" --name "$name" --no-ship 2>&1 | tee "$out/train.log"
 cp "$weights/last.pt" "$out/last.pt"
-cp "$runs/gpu/results.csv" "$out/results.csv"
+cp "$runs/$name/results.csv" "$out/results.csv"
 echo "done in ${SECONDS}s"
