@@ -18,8 +18,8 @@ device=${2:-0}
 out=${OUT:-/tmp/mjlens-gpu-out}
 data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
 scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
-# Each lease renders scenes of its own (stage 5 used seeds 31-33) and starts from the weights
-# shipped by the last one.
+# Give each lease scenes of its own with a new seed base (stage 5 used 31, stage 6 41); it
+# starts from the weights the last one shipped.
 seed=${MJLENS_GPU_SEED:-41}
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 if [ "${MJLENS_GPU_CONTINUE:-0}" = 1 ]; then
