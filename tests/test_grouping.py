@@ -895,6 +895,30 @@ def test_a_stacked_kong_seen_steeply_split_between_two_rows_is_still_a_kong():
     assert result.hand["concealed"] == ["2m", "3m", "4m", "7p"] and result.hand["winning_tile"] == "7p"
 
 
+def test_the_side_of_a_stacked_kongs_lower_tile_boxed_face_down_is_no_tile():
+    # The detector's boxes of a rendered photo (benchmark seed 2026900, held-out art 93), seen
+    # low: an exposed 6m kong laid with its fourth tile on the middle one, whose lower tile shows
+    # its side below the raised top tile, boxed face down. It was read as a concealed kong.
+    boxes = _sure_tiles([
+        ("6p", (173, 476, 224, 536)), ("6p", (228, 478, 276, 538)), ("6z", (287, 494, 332, 552)),
+        ("6z", (326, 495, 370, 554)), ("6z", (364, 505, 419, 556)), ("6s", (426, 498, 467, 558)),
+        ("6s", (466, 499, 505, 558)), ("6s", (504, 512, 557, 562)), ("6m", (572, 513, 626, 564)),
+        ("6m", (627, 482, 668, 539)), ("6m", (664, 507, 705, 567)), ("2m", (728, 509, 769, 569)),
+        ("2m", (766, 509, 808, 569)), ("2m", (804, 521, 865, 571)), ("5f", (49, 516, 101, 575)),
+        ("6f", (88, 515, 143, 574))])
+    # Read unsurely, with faces among its readings: not a look-alike of a back to leave out as such.
+    side = Detection((625, 531, 665, 566), "back", 0.16, (("back", 0.16), ("5z", 0.1), ("6m", 0.08)))
+    boxes += [side, Detection((287, 493, 418, 556), "meld", 0.95), Detection((426, 498, 557, 561), "meld", 0.95),
+              Detection((571, 481, 705, 567), "meld", 0.94), Detection((728, 507, 865, 571), "meld", 0.94)]
+    layout = group_tiles(boxes)
+    assert [layout.tiles[i].code for i in layout.unassigned] == ["back"]
+    assert any("under a face-up tile" in w for w in layout.warnings)
+    result = read_detections(boxes, context={"seat_wind": "W", "round_wind": "N"})
+    assert result.error is None
+    assert {"kind": "kong", "tiles": ["6m"] * 4, "concealed": False, "claimed": "6m"} in result.hand["melds"]
+    assert result.hand["concealed"] == ["6p"] and result.hand["winning_tile"] == "6p"
+
+
 def test_a_run_that_looks_claimed_but_makes_no_meld_is_read_back_as_concealed_tiles():
     # A close photo: the row's near end stretched by perspective, its first three tiles a little
     # apart and one of them looking turned. Thirteen orphans, the winning tile set apart.

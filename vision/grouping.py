@@ -84,6 +84,9 @@ SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two rea
 # ends down or the middle two down (B = down, U = up).
 KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
+# A face-down box sharing more than this much of its length along the row with a face-up tile
+# beside it lies under that tile: tiles of a row lie side by side, overlapping a little at most.
+UNDER_OVERLAP = 0.6
 # A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
 # the top tile's top edge lies above where an upright neighbour's would, by this much of its height
 # at the least (rendered: 0.0-0.54 by the camera's height; a tidy pung's middle tile at most 0.12),
@@ -248,6 +251,13 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
     if lone_backs:
         rows = _without(rows, lone_backs)
         warnings.append(f"{len(lone_backs)} face-down box(es) that fit no concealed kong were not used")
+    # Seen low, an exposed kong laid stacked shows the side of its lower middle tile below the top
+    # tile, which the detector boxes as face down.
+    in_rows = [i for row in rows for i in row.members]
+    under = [i for row in rows for i in _backs_under_faces(tiles, row, in_rows, group_boxes)]
+    if under:
+        rows = _without(rows, under)
+        warnings.append(f"{len(under)} face-down box(es) under a face-up tile (a kong laid stacked) were not used")
     misread = _flowers_inside_rows(tiles, rows, flowers)
     if misread:
         flowers = [i for i in flowers if i not in misread]
@@ -283,7 +293,7 @@ def _group(in_photo: Sequence[Detection], detections: Sequence[Detection]) -> La
         melds += _melds_beyond_melds(tiles, pieces, row.direction)
         row_segments.append((row, [seg for piece in pieces for seg in piece]))
 
-    not_tiles = odd_size + ghosts + lone_backs  # boxes taken for no tile
+    not_tiles = odd_size + ghosts + lone_backs + under  # boxes taken for no tile
     kept_out = stray + not_tiles  # reported apart, never pulled back into the hand
     unassigned: list[int] = list(kept_out)
     concealed: list[int] = []
@@ -800,6 +810,24 @@ def _straddling_boxes(tiles: Sequence[Detection], row: _Row) -> list[int]:
         if seam <= SPLIT_GAP and deeper < min(seam, -GHOST_OVERLAP):
             ghosts.append(b)
     return ghosts
+
+
+def _backs_under_faces(tiles: Sequence[Detection], row: _Row, others: Sequence[int],
+                       group_boxes: Sequence[Detection]) -> list[int]:
+    """Face-down boxes of a row that lie in an exposed meld's box with a face-up box among
+    `others` (the raised top tile of a kong laid stacked chains to a row of its own), overlap it
+    and share more than UNDER_OVERLAP of their length along the row with it: they lie under it."""
+    d = row.direction
+    meld_boxes = [g for g in group_boxes if g.code == MELD_EXPOSED]
+
+    def under(b: Detection, t: Detection) -> bool:
+        overlaps = min(b.box[2], t.box[2]) > max(b.box[0], t.box[0]) and min(b.box[3], t.box[3]) > max(b.box[1], t.box[1])
+        return (overlaps and max(_gap_along(b, t, d), _gap_along(t, b, d)) < -UNDER_OVERLAP
+                and any(_covered_fraction(b, g) >= BOX_FULL_COVER and _covered_fraction(t, g) >= BOX_FULL_COVER
+                        for g in meld_boxes))
+
+    return [b for b in row.members if tiles[b].code == BACK
+            and any(tiles[j].code != BACK and under(tiles[b], tiles[j]) for j in others if j != b)]
 
 
 def _flowers_in_meld_boxes(tiles: Sequence[Detection], sized: list[int], flowers: list[int],
