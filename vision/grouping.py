@@ -821,8 +821,7 @@ def _backs_under_faces(tiles: Sequence[Detection], row: _Row, others: Sequence[i
     meld_boxes = [g for g in group_boxes if g.code == MELD_EXPOSED]
 
     def under(b: Detection, t: Detection) -> bool:
-        overlaps = min(b.box[2], t.box[2]) > max(b.box[0], t.box[0]) and min(b.box[3], t.box[3]) > max(b.box[1], t.box[1])
-        return (overlaps and max(_gap_along(b, t, d), _gap_along(t, b, d)) < -UNDER_OVERLAP
+        return (_covered_fraction(b, t) > 0 and max(_gap_along(b, t, d), _gap_along(t, b, d)) < -UNDER_OVERLAP
                 and any(_covered_fraction(b, g) >= BOX_FULL_COVER and _covered_fraction(t, g) >= BOX_FULL_COVER
                         for g in meld_boxes))
 
