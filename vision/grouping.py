@@ -85,7 +85,7 @@ SAME_GROUP = 0.7  # IoU at which a meld box and a concealed-kong box are two rea
 KONG_FACE_PATTERNS = ("BBBB", "BUUB", "UBBU")
 STACKED_KONG_FACES = "BUB"  # three tiles face down, the fourth face up on the middle one
 # A face-down box sharing more than this much of its length along the row with a face-up tile
-# beside it lies under that tile: tiles of a row lie side by side, overlapping a little at most.
+# of its meld box lies under that tile: tiles of a row lie side by side, overlapping a little at most.
 UNDER_OVERLAP = 0.6
 # A kong shown as three tiles with the fourth lying on the middle one: from any but a steep view
 # the top tile's top edge lies above where an upright neighbour's would, by this much of its height
