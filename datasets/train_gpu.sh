@@ -18,9 +18,9 @@ device=${2:-0}
 out=${OUT:-/tmp/mjlens-gpu-out}
 data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
 scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
-# Give each lease scenes of its own with a new seed base (stage 5 used 31, stage 6 41); it
-# starts from the weights the last one shipped.
-seed=${MJLENS_GPU_SEED:-41}
+# Give each lease scenes of its own with a new seed base (stages 5-7 used 31, 41 and 51; 61
+# and 62 render the detector benchmark's scene sets); it starts from the weights the last one shipped.
+seed=${MJLENS_GPU_SEED:-71}
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 if [ "${MJLENS_GPU_CONTINUE:-0}" = 1 ]; then
     init=$runs/gpu/weights/last.pt name=gpu2 lr0=0.0005
