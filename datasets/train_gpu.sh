@@ -35,6 +35,17 @@ if ! python3 -c "import ultralytics" 2>/dev/null; then
     export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
+# synth.py renders from whichever atlases it finds: one not carried would leave its art out of
+# the whole lease without a word (stage 7 lost KMahjongg's four sets so, and reads them worse).
+python3 - <<'PY'
+import sys
+
+from datasets.mjsynth.art import SOURCES, available_sources
+
+if missing := [s for s in SOURCES if s not in available_sources()]:
+    sys.exit(f"train_gpu.sh: no atlas for {', '.join(missing)}: run `python datasets/fetch_art.py` "
+             "(KMahjongg's sets need librsvg2-bin) and carry datasets/_art/atlas")
+PY
 cores=$(nproc)
 
 count() { python3 -c "print(max(8, int($1 * $scale)))"; }
