@@ -999,9 +999,10 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
     import sys
 
     pytest.importorskip("ultralytics")
-    atlas = Path(os.environ.get("MJLENS_ART_CACHE", REPO / "datasets" / "_art")) / "atlas"
-    if not (atlas / "fluffystuff").is_dir() or not DEFAULT_MODEL.with_suffix(".pt").is_file():
-        pytest.skip("needs the built art atlases (datasets/fetch_art.py) and models/mjlens-tiles.pt")
+    from datasets.mjsynth.art import SOURCES, available_sources
+
+    if available_sources() != list(SOURCES) or not DEFAULT_MODEL.with_suffix(".pt").is_file():
+        pytest.skip("needs every art source's atlas (datasets/fetch_art.py) and models/mjlens-tiles.pt")
     env = {**os.environ, "OUT": str(tmp_path / "out"), "MJLENS_GPU_DATA": str(tmp_path / "data"),
            "MJLENS_GPU_RUNS": str(tmp_path / "runs"), "MJLENS_GPU_SCALE": "0.003",
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -1012,6 +1013,23 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
     assert (out / "last.pt").stat().st_size > 1_000_000
     assert (out / "results.csv").read_text().startswith("epoch,")
     assert "training for" in done.stdout and "Starting training" in (out / "train.log").read_text()
+
+
+def test_gpu_training_script_stops_when_an_atlas_is_missing(tmp_path):
+    """A lease rendering without one art source would say nothing and read that art worse."""
+    import os
+    import subprocess
+    import sys
+
+    pytest.importorskip("ultralytics")
+    env = {**os.environ, "MJLENS_ART_CACHE": str(tmp_path / "art"), "OUT": str(tmp_path / "out"),
+           "MJLENS_GPU_DATA": str(tmp_path / "data"), "MJLENS_GPU_RUNS": str(tmp_path / "runs"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run(["bash", "datasets/train_gpu.sh", "150", "cpu"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1
+    assert "train_gpu.sh: no atlas for " in done.stderr and "kmahjongg-jade" in done.stderr
+    assert not (tmp_path / "data" / "mix").exists()
 
 
 @pytest.mark.parametrize(
