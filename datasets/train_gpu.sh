@@ -18,8 +18,9 @@ device=${2:-0}
 out=${OUT:-/tmp/mjlens-gpu-out}
 data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
 scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
-# Give each lease scenes of its own with a new seed base (stages 5-7 used 31, 41 and 51; 61
-# and 62 render the detector benchmark's scene sets); it starts from the weights the last one shipped.
+# Give each lease scenes of its own with a new seed base (stages 5 and 6 used 31 and 41, session
+# 45's lease 51; 61-63 render the detector benchmark's scene sets, 81 its CPU top-up); it starts
+# from the shipped weights.
 seed=${MJLENS_GPU_SEED:-71}
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 if [ "${MJLENS_GPU_CONTINUE:-0}" = 1 ]; then
@@ -36,7 +37,8 @@ if ! python3 -c "import ultralytics" 2>/dev/null; then
 fi
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
 # synth.py renders from whichever atlases it finds: one not carried would leave its art out of
-# the whole lease without a word (stage 7 lost KMahjongg's four sets so, and reads them worse).
+# the whole lease without a word (session 45's lease lost KMahjongg's four sets so, and its
+# weights read them worse).
 python3 - <<'PY'
 import sys
 

@@ -212,14 +212,14 @@ def test_sample_photo_reads_the_true_hand_and_annotates(tmp_path, capsys):
 
 @needs_trained_model
 def test_a_winning_tile_given_wrong_gives_a_score_flagged_as_doubtful(capsys):
-    """The sample's set-apart tile reads 9p; given as 8p, only faces the classifier ranks low
+    """The sample's set-apart tile reads 9p; given as 2m, only faces the classifier ranks low
     make the hand win, and the score says it is not to be trusted without a look."""
     facts = json.loads(SAMPLE_FACTS.read_text())
-    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--winning-tile", "8p", "--json")
+    exit_code, out, _ = run_cli(capsys, str(SAMPLE_IMAGE), *facts["photo_args"], "--winning-tile", "2m", "--json")
     result = json.loads(out)
     assert result["score_confidence"] < 0.05
     assert result["warnings"][0].startswith(f"the score is doubtful ({result['score_confidence']:.2f} sure)")
-    assert result["warnings"][0].endswith("and whether the winning tile is 8p, as given")
+    assert result["warnings"][0].endswith("and whether the winning tile is 2m, as given")
 
 
 @needs_model
