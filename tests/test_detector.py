@@ -990,24 +990,30 @@ def test_training_runs_and_ships_a_loadable_model(tmp_path):
     assert all(isinstance(d, Detection) for d in detections)
 
 
-@pytest.mark.slow
-def test_gpu_training_script_dry_run_on_cpu(tmp_path):
-    """datasets/train_gpu.sh end to end at a tiny scale: render, fine-tune the shipped
-    checkpoint, leave the weights and the log where the device tool fetches them."""
+def _run_train_gpu_sh(tmp_path: Path, timeout: int, **env: str):
+    """`datasets/train_gpu.sh 150 cpu` with its outputs under tmp_path and this Python first on
+    PATH (the script calls python3), `env` added to the environment."""
     import os
     import subprocess
     import sys
 
+    env = {**os.environ, "OUT": str(tmp_path / "out"), "MJLENS_GPU_DATA": str(tmp_path / "data"),
+           "MJLENS_GPU_RUNS": str(tmp_path / "runs"),
+           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}", **env}
+    return subprocess.run(["bash", "datasets/train_gpu.sh", "150", "cpu"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.slow
+def test_gpu_training_script_dry_run_on_cpu(tmp_path):
+    """datasets/train_gpu.sh end to end at a tiny scale: render, fine-tune the shipped
+    checkpoint, leave the weights and the log where the device tool fetches them."""
     pytest.importorskip("ultralytics")
     from datasets.mjsynth.art import SOURCES, available_sources
 
     if available_sources() != list(SOURCES) or not DEFAULT_MODEL.with_suffix(".pt").is_file():
         pytest.skip("needs every art source's atlas (datasets/fetch_art.py) and models/mjlens-tiles.pt")
-    env = {**os.environ, "OUT": str(tmp_path / "out"), "MJLENS_GPU_DATA": str(tmp_path / "data"),
-           "MJLENS_GPU_RUNS": str(tmp_path / "runs"), "MJLENS_GPU_SCALE": "0.003",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["bash", "datasets/train_gpu.sh", "150", "cpu"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = _run_train_gpu_sh(tmp_path, 600, MJLENS_GPU_SCALE="0.003")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     out = tmp_path / "out"
     assert (out / "last.pt").stat().st_size > 1_000_000
@@ -1017,16 +1023,8 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
 
 def test_gpu_training_script_stops_when_an_atlas_is_missing(tmp_path):
     """A lease rendering without one art source would say nothing and read that art worse."""
-    import os
-    import subprocess
-    import sys
-
     pytest.importorskip("ultralytics")
-    env = {**os.environ, "MJLENS_ART_CACHE": str(tmp_path / "art"), "OUT": str(tmp_path / "out"),
-           "MJLENS_GPU_DATA": str(tmp_path / "data"), "MJLENS_GPU_RUNS": str(tmp_path / "runs"),
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run(["bash", "datasets/train_gpu.sh", "150", "cpu"], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=120)
+    done = _run_train_gpu_sh(tmp_path, 120, MJLENS_ART_CACHE=str(tmp_path / "art"))
     assert done.returncode == 1
     assert "train_gpu.sh: no atlas for " in done.stderr and "kmahjongg-jade" in done.stderr
     assert not (tmp_path / "data" / "mix").exists()
