@@ -36,9 +36,9 @@ if ! python3 -c "import ultralytics" 2>/dev/null; then
     export PYTHONPATH=/tmp/site
 fi
 export PYTHONPATH="${PYTHONPATH:+$PYTHONPATH:}$PWD" YOLO_OFFLINE=1 PYTHONUNBUFFERED=1
-# synth.py renders from whichever atlases it finds: one not carried would leave its art out of
-# the whole lease without a word (session 45's lease lost KMahjongg's four sets so, and its
-# weights read them worse).
+# synth.py renders from whichever atlases it finds, with a warning that scrolls away in the
+# device's output: one not carried would leave its art out of the whole lease (session 45's
+# lease lost KMahjongg's four sets so, and its weights read them worse).
 python3 - <<'PY'
 import sys
 

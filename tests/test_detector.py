@@ -1022,7 +1022,7 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
 
 
 def test_gpu_training_script_stops_when_an_atlas_is_missing(tmp_path):
-    """A lease rendering without one art source would say nothing and read that art worse."""
+    """A lease rendering without one art source would read that art worse, warned only in its log."""
     pytest.importorskip("ultralytics")
     done = _run_train_gpu_sh(tmp_path, 120, MJLENS_ART_CACHE=str(tmp_path / "art"))
     assert done.returncode == 1
