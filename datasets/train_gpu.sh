@@ -19,8 +19,8 @@ out=${OUT:-/tmp/mjlens-gpu-out}
 data=${MJLENS_GPU_DATA:-/tmp/mjlens-gpu-data}
 scale=${MJLENS_GPU_SCALE:-1}  # a local dry run uses a small fraction of the scene counts
 # Give each lease scenes of its own with a new seed base (stages 5 and 6 used 31 and 41, session
-# 45's lease 51; 61-63 render the detector benchmark's scene sets, 81 its CPU top-up); it starts
-# from the shipped weights.
+# 45's lease 51; 61-63 render the detector benchmark's scene sets, 81-83 its CPU top-ups); it
+# starts from the shipped weights.
 seed=${MJLENS_GPU_SEED:-71}
 runs=${MJLENS_GPU_RUNS:-/tmp/mjlens-gpu-runs}
 if [ "${MJLENS_GPU_CONTINUE:-0}" = 1 ]; then
