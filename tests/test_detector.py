@@ -31,7 +31,9 @@ from vision.detector import (
     jpeg_damage,
     load_image,
     looks_like_a_hand,
+    merged,
     nms,
+    tiles_look_large,
     tiles_look_small,
 )
 
@@ -618,6 +620,27 @@ def test_tiles_look_small_by_the_median_sure_tile_at_the_models_input():
     assert not tiles_look_small([Detection((0, 0, 30, 30), "meld", 0.9)], fit)  # no tile at all
 
 
+def test_tiles_look_large_by_the_median_sure_tile_at_the_models_input_or_when_none_is_sure():
+    fit = Letterbox(1920, 1440, 1 / 3, 1 / 3, 0, 0, 640, 480)  # a 1920 px photo at 640 px
+
+    def tiles(*sides, confidence=0.9):
+        return [Detection((0, 0, s * 3, s * 4), "5p", confidence) for s in sides]
+
+    assert tiles_look_large(tiles(150, 160, 40), fit)  # a close-up: most tiles 150+ px at the input
+    assert not tiles_look_large(tiles(40, 45, 160), fit)  # a hand photographed close
+    assert not tiles_look_large(tiles(150, 160, confidence=0.1) + tiles(40), fit)  # unsure boxes do not count
+    assert tiles_look_large(tiles(40, confidence=0.1), fit)  # nothing found surely
+    assert tiles_look_large([Detection((0, 0, 30, 30), "meld", 0.9)], fit)  # no tile at all
+
+
+def test_merged_readings_keep_the_surer_box_of_a_tile_and_every_meld_box():
+    first = [Detection((0, 0, 30, 40), "5p", 0.6), Detection((0, 0, 95, 40), "meld", 0.8)]
+    again = [Detection((1, 1, 31, 41), "5p", 0.9), Detection((70, 0, 100, 40), "7z", 0.5),
+             Detection((4, 4, 28, 38), "back", 0.3)]  # inside the 5p's box: its duplicate
+    assert merged(first + again) == [again[0], first[1], again[1]]
+    assert merged([]) == []
+
+
 def test_looks_like_a_hand_by_the_count_and_size_of_its_sure_tiles():
     def tiles(count, side=40, confidence=0.9):
         return [Detection((0, 0, side * 3 / 4, side), "5p", confidence) for _ in range(count)]
@@ -675,6 +698,36 @@ def test_tables_whose_tiles_look_small_are_read_again_larger(fluffy_atlas, monke
     print(f"table recall over {tables} tables: read once {found['once'] / tables:.3f}, "
           f"again larger {found['again larger'] / tables:.3f}")
     assert tables == 8 and found["again larger"] > found["once"]
+
+
+@needs_model
+def test_a_tile_photographed_close_is_found_by_reading_the_photo_again_smaller(fluffy_atlas, monkeypatch):
+    """A tile filling half the frame (a rendered hand's middle tile, cut out with a quarter of
+    its length around it and enlarged to 640 px) looks large, so the photo is read again
+    COARSE_SCALE times as large: the model, which misses many such tiles, finds more of them."""
+    import vision.detector as detector_module
+    from mjsynth.scene import make_sample
+
+    detector = Detector()
+    found = {"once": 0, "again smaller": 0}
+    for k in range(12):
+        sample = make_sample(np.random.default_rng([14, k]), fluffy_atlas, "hand", 640, 480)
+        tiles = [label for label in sample.labels if label.name in CLASS_NAMES[:42]]
+        x1, y1, x2, y2 = tiles[len(tiles) // 2].box
+        half = 0.75 * max(x2 - x1, y2 - y1)
+        cx, cy = (x1 + x2) / 2, (y1 + y2) / 2
+        frame = (cx - half * 4 / 3, cy - half, cx + half * 4 / 3, cy + half)
+        scale = 640 / (frame[2] - frame[0])
+        photo = np.asarray(Image.fromarray(sample.image).crop(tuple(round(v) for v in frame)).resize((640, 480)))
+        tile = Detection(((x1 - frame[0]) * scale, (y1 - frame[1]) * scale,
+                          (x2 - frame[0]) * scale, (y2 - frame[1]) * scale), "5p", 1.0)
+        for way in ("again smaller", "once"):
+            if way == "once":
+                monkeypatch.setattr(detector_module, "tiles_look_large", lambda *_: False)
+            found[way] += any(d.is_tile and iou(d, tile) >= 0.5 for d in detector.detect(photo))
+        monkeypatch.undo()
+    print(f"tiles found of 12 close-ups: read once {found['once']}, again smaller {found['again smaller']}")
+    assert found["again smaller"] > found["once"]
 
 
 @needs_model
