@@ -75,7 +75,8 @@ EOF
 
 left=$((budget - SECONDS - 75))
 hours=$(python3 -c "print(round(max($left, 30) / 3600, 4))")
-echo "rendered in ${SECONDS}s; training for ${hours} h on device $device"
+# Into the log too: a device call's output tail can scroll past the rendering time.
+echo "rendered in ${SECONDS}s; training for ${hours} h on device $device" | tee "$out/train.log"
 weights=$runs/$name/weights
 # The calling command may be cut off: keep the newest epoch's checkpoint in $out all along,
 # without its optimizer state (that would make it too big to come back from the machine).
@@ -87,7 +88,7 @@ copier=$!
 trap 'kill $copier 2>/dev/null' EXIT
 python3 -m vision.cli train --data "$data/data.yaml" --init "$init" --hours "$hours" \
     --epochs 30 --imgsz 640 --batch 64 --lr0 "$lr0" --workers "$cores" --device "$device" \
-    --cache ram --no-val --project "$runs" --name "$name" --no-ship 2>&1 | tee "$out/train.log"
+    --cache ram --no-val --project "$runs" --name "$name" --no-ship 2>&1 | tee -a "$out/train.log"
 cp "$weights/last.pt" "$out/last.pt"
 cp "$runs/$name/results.csv" "$out/results.csv"
-echo "done in ${SECONDS}s"
+echo "done in ${SECONDS}s" | tee -a "$out/train.log"

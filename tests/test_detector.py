@@ -1071,7 +1071,8 @@ def test_gpu_training_script_dry_run_on_cpu(tmp_path):
     out = tmp_path / "out"
     assert (out / "last.pt").stat().st_size > 1_000_000
     assert (out / "results.csv").read_text().startswith("epoch,")
-    assert "training for" in done.stdout and "Starting training" in (out / "train.log").read_text()
+    log = (out / "train.log").read_text()
+    assert "training for" in done.stdout and "rendered in" in log and "Starting training" in log and "done in" in log
 
 
 def test_gpu_training_script_stops_when_an_atlas_is_missing(tmp_path):
