@@ -1249,19 +1249,23 @@ class Detector:
         return decode(raw, fit, self.conf_threshold, group_conf_threshold=self.group_conf_threshold), fit
 
 
+def _sure_tile_sides(detections: Sequence[Detection], fit: Letterbox) -> list[float]:
+    """The short side of each sure tile box (DEFAULT_CONF), in input pixels."""
+    return [min(d.width * fit.scale_x, d.height * fit.scale_y)
+            for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
+
+
 def tiles_look_small(detections: Sequence[Detection], fit: Letterbox) -> bool:
-    """Whether the sure tile boxes (DEFAULT_CONF) are under SMALL_TILES input pixels across,
-    taking the median; False when there is none."""
-    sides = [min(d.width * fit.scale_x, d.height * fit.scale_y)
-             for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
+    """Whether the sure tile boxes are under SMALL_TILES input pixels across, taking the
+    median; False when there is none."""
+    sides = _sure_tile_sides(detections, fit)
     return bool(sides) and statistics.median(sides) < SMALL_TILES
 
 
 def tiles_look_large(detections: Sequence[Detection], fit: Letterbox) -> bool:
-    """Whether the sure tile boxes (DEFAULT_CONF) are LARGE_TILES input pixels across or more,
-    taking the median, or there is none."""
-    sides = [min(d.width * fit.scale_x, d.height * fit.scale_y)
-             for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
+    """Whether the sure tile boxes are LARGE_TILES input pixels across or more, taking the
+    median, or there is none."""
+    sides = _sure_tile_sides(detections, fit)
     return not sides or statistics.median(sides) >= LARGE_TILES
 
 
