@@ -731,6 +731,19 @@ def test_a_tile_photographed_close_is_found_by_reading_the_photo_again_smaller(f
 
 
 @needs_model
+def test_a_photo_showing_no_tile_is_read_again_smaller_unless_close_ups_are_left_out(monkeypatch):
+    detector = Detector()
+    detector.load()
+    sizes = []
+    boxes_at = detector._boxes_at
+    monkeypatch.setattr(detector, "_boxes_at", lambda rgb, w, h, size: sizes.append(size) or boxes_at(rgb, w, h, size))
+    felt = np.full((480, 640, 3), (40, 100, 60), np.uint8)
+    assert not detector.detect_set(felt).kept and sizes == [640, 384]
+    sizes.clear()
+    assert not detector.detect_set(felt, close_up=False).kept and sizes == [640]
+
+
+@needs_model
 def test_a_photo_with_the_pixels_can_be_read_again_at_the_other_size(rendered_scenes):
     image = rendered_scenes[0].image
     assert Detector().detect_set(image).other_size is None  # 640 px: nothing to read larger

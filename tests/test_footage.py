@@ -183,9 +183,12 @@ def test_a_frame_whose_hand_does_not_read_is_not_read_again_at_the_other_size(mo
     def unwanted():
         raise AssertionError("a footage frame was read again at the other size")
 
+    def detect_hand(image, close_up=True):
+        assert not close_up, "a footage frame would be read again smaller where it shows no tile"
+        return DetectionSet(tuple(short), other_size=unwanted)
+
     short = row_detections(RowSpec(["1m", "2m", "3m", "4m", "5m"]))  # no hand: 5 tiles
-    monkeypatch.setattr(vision.detector, "detect_hand",
-                        lambda image: DetectionSet(tuple(short), other_size=unwanted))
+    monkeypatch.setattr(vision.detector, "detect_hand", detect_hand)
     reading = read_frame(np.zeros((700, 1000, 3), np.uint8), FootageSettings(), time=1.0)
     assert reading.hand is None
 

@@ -1087,23 +1087,25 @@ class Detector:
         """Every tile, face-down tile and meld box in `image`, best first."""
         return list(self.detect_set(image).kept)
 
-    def detect_set(self, image: ImageInput) -> DetectionSet:
+    def detect_set(self, image: ImageInput, close_up: bool = True) -> DetectionSet:
         """`detect`'s boxes, with the tile boxes the crop classifier rejected beside them and
         readings of the photo changed, on demand: at the other input size (for a photo with the
         pixels), with its light balanced, with its shake undone, sharpened, with the tiles a
-        reflection washes out freed (see DetectionSet)."""
+        reflection washes out freed (see DetectionSet). `close_up` False: a photo whose tiles
+        look large, or that shows none surely, is not read again smaller (COARSE_SCALE)."""
         self.load()
         # The reduced JPEG decode keeps both sides at least the model's input size: a large 4:3
         # or 16:9 photo keeps nearly all the pixels a second look at FINE_SCALE can use.
         rgb, (width, height) = load_image(image, draft_size=self.imgsz)
-        return self._found_in(rgb, width, height, read_again=True)
+        return self._found_in(rgb, width, height, read_again=True, close_up=close_up)
 
-    def _found_in(self, rgb: "np.ndarray", width: int, height: int, read_again: bool) -> DetectionSet:
+    def _found_in(self, rgb: "np.ndarray", width: int, height: int, read_again: bool,
+                  close_up: bool = True) -> DetectionSet:
         """The checked boxes of `rgb`, decoded from a `width` x `height` photo; `read_again`:
         with the readings of the photo at the other input size, in balanced light, unshaken,
-        sharpened and deglared on demand."""
+        sharpened and deglared on demand; `close_up`: read again smaller where its tiles look large."""
         detections, fit = self._boxes_at(rgb, width, height, self.imgsz)
-        if self.stride is not None and tiles_look_large(detections, fit):
+        if close_up and self.stride is not None and tiles_look_large(detections, fit):
             coarse = max(self.stride, round(self.imgsz * COARSE_SCALE / self.stride) * self.stride)
             # Its meld boxes are left out: a few large tiles seen smaller pass for a meld.
             detections = merged(detections + [d for d in self._boxes_at(rgb, width, height, coarse)[0] if d.is_tile])
@@ -1322,6 +1324,6 @@ def hand_detector() -> Detector:
     return _HAND_DETECTOR
 
 
-def detect_hand(image: ImageInput) -> DetectionSet:
-    """The shipped hand detector's reading of a photo."""
-    return hand_detector().detect_set(image)
+def detect_hand(image: ImageInput, close_up: bool = True) -> DetectionSet:
+    """The shipped hand detector's reading of a photo (`close_up`: see Detector.detect_set)."""
+    return hand_detector().detect_set(image, close_up=close_up)

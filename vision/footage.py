@@ -279,10 +279,12 @@ def _one_size(rgb) -> DetectionSet:
     """The shipped detector's boxes without a reading at its other input size, in balanced light,
     unshaken or sharpened: a frame whose hand does not read is one of many (the hand must read
     alike on `stable_samples` of them), and a second pass on each such frame cost a quarter of the
-    throughput (7.2x against 5.5x real time)."""
+    throughput (7.2x against 5.5x real time). Nor is a frame read again smaller for a close-up:
+    footage shows tables, and half the benchmark's samples, showing no tile, cost a pass more
+    (7.4x against 8.3x real time)."""
     from vision.detector import detect_hand
 
-    return replace(detect_hand(rgb), other_size=None, in_balanced_light=None, unshaken=None,
+    return replace(detect_hand(rgb, close_up=False), other_size=None, in_balanced_light=None, unshaken=None,
                    sharpened=None)
 
 
