@@ -1106,9 +1106,9 @@ class Detector:
         sharpened and deglared on demand; `close_up`: read again smaller where its tiles look large."""
         detections, fit = self._boxes_at(rgb, width, height, self.imgsz)
         if close_up and self.stride is not None and tiles_look_large(detections, fit):
-            coarse = max(self.stride, round(self.imgsz * COARSE_SCALE / self.stride) * self.stride)
             # Its meld boxes are left out: a few large tiles seen smaller pass for a meld.
-            detections = merged(detections + [d for d in self._boxes_at(rgb, width, height, coarse)[0] if d.is_tile])
+            coarse = self._boxes_at(rgb, width, height, round(self.imgsz * COARSE_SCALE))[0]
+            detections = merged(detections + [d for d in coarse if d.is_tile])
         upright = self.hand_photo or looks_like_a_hand(detections, fit)
         fine = round(self.imgsz * FINE_SCALE)
         first, other = detections, None
