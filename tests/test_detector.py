@@ -730,6 +730,25 @@ def test_a_tile_photographed_close_is_found_by_reading_the_photo_again_smaller(f
 
 
 @needs_model
+def test_the_smaller_reading_adds_tiles_without_reboxing_the_sure_ones(monkeypatch):
+    """A close-up read at both sizes (the model's boxes faked, the detector's own codes kept):
+    a box of the smaller reading over a sure tile of the first is that tile again and is left
+    out; an unsure one loses to it; a tile only it finds joins; its meld boxes do not."""
+    detector = Detector(classifier_path=None)
+    detector.load()
+    first = [Detection((0, 0, 150, 200), "5p", 0.5), Detection((400, 0, 550, 200), "back", 0.1)]
+    smaller = [Detection((10, 5, 160, 210), "6p", 0.9),  # the 5p again (IoU 0.8), surer
+               Detection((395, 0, 555, 205), "3s", 0.8),  # the unsure box's tile, surer
+               Detection((200, 250, 350, 450), "7z", 0.6),  # a tile the first reading missed
+               Detection((0, 0, 560, 210), "meld", 0.7)]
+    monkeypatch.setattr(detector, "_boxes_at", lambda rgb, w, h, size: (
+        first if size == detector.imgsz else smaller, Letterbox.fit(w, h, size, detector.stride)))
+    kept = detector.detect_set(np.zeros((480, 640, 3), np.uint8)).kept
+    assert sorted((d.code, d.box) for d in kept) == sorted(
+        (d.code, d.box) for d in (first[0], smaller[1], smaller[2]))
+
+
+@needs_model
 def test_a_photo_showing_no_tile_is_read_again_smaller_unless_close_ups_are_left_out(monkeypatch):
     detector = Detector()
     detector.load()
