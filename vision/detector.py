@@ -73,7 +73,7 @@ FINE_SCALE = 1.5
 LARGE_TILES = 100
 COARSE_SCALE = 0.6
 # A box of the smaller reading lying over a sure tile box of the first this much (IoU) is that
-# tile again, and left out: merged by confidence, such boxes took 12-19 of the ~350 tiles read
+# tile again, and left out: merged by confidence, such boxes took 10-19 of the ~350 tiles read
 # right at 640 px in 300 close-ups of each art set to a wrong code, and gave back 8-16.
 SAME_TILE_IOU = 0.6
 # A hand that no reading makes win is read at the other size over the part of the photo around
@@ -1112,7 +1112,7 @@ class Detector:
         if close_up and self.stride is not None and tiles_look_large(detections, fit):
             # Its meld boxes are left out: a few large tiles seen smaller pass for a meld.
             coarse = self._boxes_at(rgb, width, height, round(self.imgsz * COARSE_SCALE))[0]
-            detections = merged(detections + [d for d in coarse if d.is_tile and not _repeats_a_sure_tile(d, detections)])
+            detections = merged(detections + _new_tiles(coarse, detections))
         upright = self.hand_photo or looks_like_a_hand(detections, fit)
         fine = round(self.imgsz * FINE_SCALE)
         first, other = detections, None
@@ -1261,11 +1261,11 @@ def _sure_tile_sides(detections: Sequence[Detection], fit: Letterbox) -> list[fl
             for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
 
 
-def _repeats_a_sure_tile(box: Detection, detections: Sequence[Detection]) -> bool:
-    """Whether `box` lies over one of the sure tile boxes (DEFAULT_CONF) among `detections`
-    with an IoU above SAME_TILE_IOU."""
-    sure = [d.box for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
-    return bool(sure) and bool((overlaps(box.box, sure)[0] > SAME_TILE_IOU).any())
+def _new_tiles(found: Sequence[Detection], first: Sequence[Detection]) -> list[Detection]:
+    """The tile boxes of `found` that repeat none of the sure tile boxes (DEFAULT_CONF) of
+    `first`, the photo's first reading: none lies over one with an IoU above SAME_TILE_IOU."""
+    sure = [d.box for d in first if d.is_tile and d.confidence >= DEFAULT_CONF]
+    return [d for d in found if d.is_tile and not (sure and (overlaps(d.box, sure)[0] > SAME_TILE_IOU).any())]
 
 
 def tiles_look_small(detections: Sequence[Detection], fit: Letterbox) -> bool:
