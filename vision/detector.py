@@ -1255,16 +1255,20 @@ class Detector:
         return decode(raw, fit, self.conf_threshold, group_conf_threshold=self.group_conf_threshold), fit
 
 
+def _sure_tiles(detections: Sequence[Detection]) -> list[Detection]:
+    """The tile boxes at DEFAULT_CONF or more: those the photo's size and kind are judged by."""
+    return [d for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
+
+
 def _sure_tile_sides(detections: Sequence[Detection], fit: Letterbox) -> list[float]:
-    """The short side of each sure tile box (DEFAULT_CONF), in input pixels."""
-    return [min(d.width * fit.scale_x, d.height * fit.scale_y)
-            for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF]
+    """The short side of each sure tile box, in input pixels."""
+    return [min(d.width * fit.scale_x, d.height * fit.scale_y) for d in _sure_tiles(detections)]
 
 
 def _new_tiles(found: Sequence[Detection], first: Sequence[Detection]) -> list[Detection]:
-    """The tile boxes of `found` that repeat none of the sure tile boxes (DEFAULT_CONF) of
-    `first`, the photo's first reading: none lies over one with an IoU above SAME_TILE_IOU."""
-    sure = [d.box for d in first if d.is_tile and d.confidence >= DEFAULT_CONF]
+    """The tile boxes of `found` that repeat none of the sure tile boxes of `first`, the
+    photo's first reading: none lies over one with an IoU above SAME_TILE_IOU."""
+    sure = [d.box for d in _sure_tiles(first)]
     return [d for d in found if d.is_tile and not (sure and (overlaps(d.box, sure)[0] > SAME_TILE_IOU).any())]
 
 
@@ -1285,7 +1289,7 @@ def tiles_look_large(detections: Sequence[Detection], fit: Letterbox) -> bool:
 def looks_like_a_hand(detections: Sequence[Detection], fit: Letterbox) -> bool:
     """Whether the photo shows one hand or a few tiles rather than a table: at most HAND_TILES
     sure tile boxes (DEFAULT_CONF), and not small ones."""
-    sure = sum(1 for d in detections if d.is_tile and d.confidence >= DEFAULT_CONF)
+    sure = len(_sure_tiles(detections))
     return sure <= HAND_TILES and not tiles_look_small(detections, fit)
 
 
