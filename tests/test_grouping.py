@@ -798,6 +798,34 @@ def test_a_row_spread_out_evenly_wins_with_its_right_end_tile():
     assert codes_of(layout.tiles, layout.concealed) == player_order
 
 
+def _overlapping_more_and_more(codes, first_gap, last_gap):
+    """A standing row seen obliquely: boxes showing the tiles' sides overlap more towards its
+    right end, its gaps falling evenly from `first_gap` to `last_gap` pixels (a tile is 40 long)."""
+    n = len(codes) - 1
+    return {k: first_gap + (last_gap - first_gap) * k / (n - 1) for k in range(n)}
+
+
+def test_a_winning_tile_standing_out_from_overlapping_boxes_is_set_apart():
+    # Its gap (2 px, 0.05 of a tile) is under SPLIT_GAP, but its neighbours' boxes overlap by 9.
+    player_order = CONCEALED_11[:10] + ["1z", "1z", "5z"]
+    gaps = _overlapping_more_and_more(player_order + ["5z"], 2, -9)
+    gaps[12] = 2.0
+    layout = group_tiles(row_detections(RowSpec(player_order + ["5z"], gap=0.0, gaps_after=gaps)))
+    assert not layout.reversed_view and layout.tiles[layout.winning].code == "5z"
+    assert codes_of(layout.tiles, layout.concealed) == player_order
+
+
+def test_a_wide_gap_where_a_rows_gaps_are_widest_does_not_outweigh_one_standing_out_at_the_other_end():
+    # The left end's gap (12 px) is the wider, but its neighbour's is 6: the row's gaps widen
+    # leftwards. The right end's (7 px) follows boxes overlapping by 11.
+    player_order = CONCEALED_11[:10] + ["1z", "1z", "5z"]
+    gaps = _overlapping_more_and_more(player_order + ["5z"], 6, -11)
+    gaps[0], gaps[12] = 12.0, 7.0
+    layout = group_tiles(row_detections(RowSpec(player_order + ["5z"], gap=0.0, gaps_after=gaps)))
+    assert not layout.reversed_view and layout.tiles[layout.winning].code == "5z"
+    assert codes_of(layout.tiles, layout.concealed) == player_order
+
+
 def test_a_tile_laid_by_the_rows_left_end_of_a_hand_one_short_is_read_as_seen_from_across_the_table():
     codes = ["5z", "5z", "1z", "1z", "9s", "8s", "7s", "6p", "5p", "4p", "3m", "2m", "1m"]  # across: descending
     row = row_detections(RowSpec(codes))

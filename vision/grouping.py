@@ -1233,15 +1233,20 @@ def _concealed_row(
     normal view; at the left end the photo was taken from across the table.
     """
     order = [i for seg in segments for i in seg]
-    right = len(segments) >= 2 and len(segments[-1]) == 1
-    left = len(segments) >= 2 and len(segments[0]) == 1
+    # Seen obliquely, a row's gaps change along it: standing tiles show their sides, so their boxes
+    # overlap more and more towards one end, and seen low and close the gaps widen towards the
+    # camera. A tile set apart shows as an end gap wider than the gap beside it, by SPLIT_GAP,
+    # even where the row's boxes overlap; an end gap wider than the other's only by the row's
+    # trend tells nothing.
+    gaps = [_gap_along(tiles[a], tiles[b], row.direction) for a, b in zip(order, order[1:])]
+    left_excess, right_excess = (gaps[0] - gaps[1], gaps[-1] - gaps[-2]) if len(gaps) >= 2 else (0.0, 0.0)
+    right = len(segments) >= 2 and len(segments[-1]) == 1 or right_excess > SPLIT_GAP
+    left = len(segments) >= 2 and len(segments[0]) == 1 or left_excess > SPLIT_GAP
     if right and left:
-        # Seen low and close, a row's gaps widen towards the camera, past SPLIT_GAP at the far
-        # end too. A tile set apart at the left by a gap wider by SPLIT_GAP more is the winning
-        # one, seen from across the table; else the right one, as from the player's seat (a row
-        # spread out evenly shows gaps a little apart at either end).
-        left = (_gap_along(tiles[order[0]], tiles[segments[1][0]], row.direction)
-                > _gap_along(tiles[segments[-2][-1]], tiles[order[-1]], row.direction) + SPLIT_GAP)
+        # The left one is the winning tile, seen from across the table, where it stands out
+        # from its neighbour's gap by SPLIT_GAP more than the right one does; else the right one,
+        # as from the player's seat (a row spread out evenly shows gaps apart at either end).
+        left = left_excess > right_excess + SPLIT_GAP
         right = not left
     if not (right or left) and len(order) >= 3:
         right = _lies_differently(tiles, order, order[-1], row.direction)
