@@ -71,12 +71,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from datasets.mjsynth.art import SOURCES, ArtError, Atlas, held_out_crop_atlas, load_atlas  # noqa: E402
-from datasets.mjsynth.dataset import hand_photo_jpeg  # noqa: E402
+from datasets.mjsynth.dataset import hand_photo_jpeg, truth_detections  # noqa: E402
 from datasets.mjsynth.textures import table_texture  # noqa: E402
 from scoring import available_rulesets, score_json  # noqa: E402
 from scoring.cli import fail  # noqa: E402
 from vision.argtypes import existing_file, number, whole  # noqa: E402
-from vision.detections import BACK, KONG_CONCEALED, MELD_EXPOSED, Detection, DetectionSet  # noqa: E402
+from vision.detections import BACK, Detection, DetectionSet  # noqa: E402
 from vision.detector import load_image  # noqa: E402
 from vision.grouping import iou  # noqa: E402
 from vision.outputs import write_problem  # noqa: E402
@@ -375,13 +375,6 @@ def cause(result, found: DetectionSet, meta: dict, kw: dict) -> str:
     if read_a_hand(again) and hand_key(again.hand) == truth:
         return "codes"
     return "boxes or grouping"
-
-
-def truth_detections(meta: dict) -> list[Detection]:
-    tiles = [Detection(tuple(t["box"]), t["code"], 1.0, ((t["code"], 1.0),)) for t in meta["tiles"]]
-    groups = [Detection(tuple(g["box"]), KONG_CONCEALED if g["concealed"] else MELD_EXPOSED, 1.0)
-              for g in meta["groups"]]
-    return tiles + groups
 
 
 def kong_hints(meta: dict) -> list[str]:

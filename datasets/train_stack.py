@@ -1,14 +1,21 @@
 """Train the stack model (vision/stacking.py): does a meld's middle tile lie on another tile?
 
 Crops come from hand photos rendered with the "melds" layout (mostly exposed pungs and kongs,
-60% of the exposed kongs laid stacked; training art sources only, gnome-smooth held out), read
-as the product reads them: the shipped detector's boxes, grouped (vision.grouping). Each meld of
-three tiles reading one code gives its middle tile's crop (vision.stacking.context_crop), labelled
-1 where the truth is a stacked kong, 0 where it is a pung. Photos whose index is a multiple of
-DEV_EVERY are kept out of training to choose the threshold (vision.reader.ON_A_TILE).
+60% of the exposed kongs laid stacked; training art sources only, gnome-smooth held out, the
+`drawn` source `--drawn-weight` times as often as each other one), read as the product reads
+them: grouped (vision.grouping) from the shipped detector's boxes and, apart, from the photo's
+labelled boxes (the boxes of a better detector). Each meld of three tiles reading one code gives
+its middle tile's crop (vision.stacking.context_crop), labelled 1 where the truth is a stacked
+kong, 0 where it is a pung. Photos whose index is a multiple of DEV_EVERY are kept out of
+training to choose the threshold (vision.reader.ON_A_TILE).
 
-    python datasets/train_stack.py crops --out /tmp/stack-crops --count 3200 --seed 4242 --workers 2
-    python datasets/train_stack.py train --crops /tmp/stack-crops --epochs 24 --out models/mjlens-stack-classifier.onnx
+The shipped model (models/CLASSIFIER_CARD.md) was trained on the `drawn` source built with 300
+imagined sets, in a cache of its own beside the other atlases:
+
+    MJLENS_ART_CACHE=/tmp/art-300 python datasets/fetch_art.py --sources drawn --skip-download --drawn-styles 300
+    ln -s $PWD/datasets/_art/atlas/* /tmp/art-300/atlas/   # the other sources, as fetched
+    MJLENS_ART_CACHE=/tmp/art-300 python datasets/train_stack.py crops --out /tmp/stack-crops --count 12000 --drawn-weight 2
+    python datasets/train_stack.py train --crops /tmp/stack-crops --epochs 8 --out models/mjlens-stack-classifier.onnx
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "datasets"))
 
 from scoring.cli import fail  # noqa: E402
+from vision.argtypes import whole  # noqa: E402
 from vision.stacking import INPUT_SIZE  # noqa: E402
 
 TRAINING_SOURCES = ("fluffystuff", "kmahjongg-default", "kmahjongg-traditional", "kmahjongg-classic",
@@ -37,22 +45,20 @@ LEARNING_RATE = 2e-3
 CALIBRATION = 512  # training crops the int8 export is calibrated on
 
 
-def meld_crops(jpeg: bytes, meta: dict, detector) -> list[tuple[np.ndarray, int]]:
-    """(crop, label) for the middle tile of each meld of three one-code tiles grouping finds on
-    the detector's boxes whose code names exactly one exposed pung or stacked kong of the truth."""
+def meld_crops(rgb: np.ndarray, size: tuple[int, int], found: list, meta: dict) -> list[tuple[np.ndarray, int]]:
+    """(crop, label) for the middle tile of each meld of three one-code tiles grouping finds in
+    `found` (detections in a photo of `size`, `rgb` that photo at any scale) whose code names
+    exactly one exposed pung or stacked kong of the truth."""
     from vision.detections import BACK
-    from vision.detector import load_image
     from vision.grouping import group_tiles, one_code
     from vision.photo_errors import PhotoError
     from vision.stacking import context_crop
 
-    found = detector.detect_set(jpeg)
     try:
-        layout = group_tiles(list(found.kept))
+        layout = group_tiles(found)
     except PhotoError:
         return []
-    rgb, (width, height) = load_image(jpeg, draft_size=detector.imgsz)
-    kx, ky = rgb.shape[1] / width, rgb.shape[0] / height
+    kx, ky = rgb.shape[1] / size[0], rgb.shape[0] / size[1]
     out = []
     for meld in layout.melds:
         code = one_code(layout.tiles, meld.tiles) if len(meld.tiles) == 3 and not meld.concealed else None
@@ -70,12 +76,23 @@ def meld_crops(jpeg: bytes, meta: dict, detector) -> list[tuple[np.ndarray, int]
 _WORKER: dict = {}
 
 
-def _init_worker() -> None:
+def _init_worker(drawn_weight: int) -> None:
     from mjsynth.art import load_atlas
     from vision.detector import Detector
 
-    _WORKER["atlases"] = [load_atlas(s) for s in TRAINING_SOURCES]
+    drawn = load_atlas("drawn")
+    _WORKER["atlases"] = [drawn] * drawn_weight + [load_atlas(s) for s in TRAINING_SOURCES if s != "drawn"]
     _WORKER["detector"] = Detector(hand_photo=True)
+
+
+def photo_crops(jpeg: bytes, meta: dict, detector) -> list[tuple[np.ndarray, int]]:
+    """The meld crops of one photo, from the detector's boxes and then from the labelled boxes."""
+    from mjsynth.dataset import truth_detections
+    from vision.detector import load_image
+
+    rgb, size = load_image(jpeg, draft_size=detector.imgsz)
+    return (meld_crops(rgb, size, list(detector.detect_set(jpeg).kept), meta)
+            + meld_crops(rgb, size, truth_detections(meta), meta))
 
 
 def _photo_crops(job: tuple[int, int]) -> tuple[int, list[tuple[np.ndarray, int]]]:
@@ -84,7 +101,7 @@ def _photo_crops(job: tuple[int, int]) -> tuple[int, list[tuple[np.ndarray, int]
     seed, index = job
     atlases = _WORKER["atlases"]
     jpeg, meta = hand_photo_jpeg(atlases[index % len(atlases)], seed, index, PHOTO_SIZE, layout="melds")
-    return index, meld_crops(jpeg, meta, _WORKER["detector"])
+    return index, photo_crops(jpeg, meta, _WORKER["detector"])
 
 
 def crops_command(args: argparse.Namespace) -> int:
@@ -94,7 +111,7 @@ def crops_command(args: argparse.Namespace) -> int:
 
     args.out.mkdir(parents=True, exist_ok=True)
     crops, labels, photos = [], [], []
-    with Pool(args.workers, initializer=_init_worker) as pool:
+    with Pool(args.workers, initializer=_init_worker, initargs=(args.drawn_weight,)) as pool:
         jobs = [(args.seed, i) for i in range(args.count)]
         # In photo order, whichever worker finishes first: training and calibration pick crops by index.
         for index, found in tqdm(pool.imap(_photo_crops, jobs), total=args.count, desc="photos", mininterval=5):
@@ -227,12 +244,13 @@ def main() -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     crops = sub.add_parser("crops", help="render meld photos and cut the crops")
     crops.add_argument("--out", type=Path, required=True)
-    crops.add_argument("--count", type=int, default=3200)
+    crops.add_argument("--count", type=int, default=12000)
     crops.add_argument("--seed", type=int, default=4242)
     crops.add_argument("--workers", type=int, default=2)
+    crops.add_argument("--drawn-weight", type=whole(1), default=2, help="photos drawn with the `drawn` source per other source")
     train = sub.add_parser("train", help="train on the crops and export the ONNX model")
     train.add_argument("--crops", type=Path, required=True)
-    train.add_argument("--epochs", type=int, default=24)
+    train.add_argument("--epochs", type=int, default=8)
     train.add_argument("--seed", type=int, default=0)
     train.add_argument("--out", type=Path, default=REPO / "models" / "mjlens-stack-classifier.onnx")
     args = parser.parse_args()

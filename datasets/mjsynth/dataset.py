@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from .art import CACHE_DIR, SOURCES, ArtError, Atlas, available_sources, load_atlas
-from .codes import CLASS_NAMES
+from .codes import CLASS_NAMES, KONG_CONCEALED, MELD_EXPOSED
 
 LAYOUT_WEIGHTS = {"hand": 0.45, "table": 0.3, "closeup": 0.25}
 # The arguments that decide each image's bytes and split, which --resume needs unchanged; with
@@ -95,6 +95,17 @@ def hand_photo_jpeg(atlas: Atlas, seed: int, index: int, imgsz: int, roll: float
     ok, jpeg = cv2.imencode(".jpg", cv2.cvtColor(sample.image, cv2.COLOR_RGB2BGR),
                             [cv2.IMWRITE_JPEG_QUALITY, 90])
     return jpeg.tobytes(), sample.meta
+
+
+def truth_detections(meta: dict) -> list:
+    """A photo's labelled boxes as the detector's typed detections, each sure of its code: what
+    the grouping reads when the detector is taken out of the measurement."""
+    from vision.detections import Detection
+
+    tiles = [Detection(tuple(t["box"]), t["code"], 1.0, ((t["code"], 1.0),)) for t in meta["tiles"]]
+    groups = [Detection(tuple(g["box"]), KONG_CONCEALED if g["concealed"] else MELD_EXPOSED, 1.0)
+              for g in meta["groups"]]
+    return tiles + groups
 
 
 _ATLASES: dict[str, Atlas] = {}
